@@ -1,0 +1,495 @@
+"""Session analysis: split a stream into sessions and keep the facts rules judge by.
+
+For every record the analyzer first *observes* it (infers a missing direction, picks the
+session, matches a response to its request) so that rules see the state as it stood before
+the record; after the rules ran it *commits* the record (marks requests answered, records
+capabilities, advances the lifecycle phase). Facts are computed here once and read by many
+rules, the way Wireshark's ``tcp.analysis`` fields are.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplint import protocol
+from mcplint.model import Direction, Kind, Record, id_key
+
+#: Answered request ids kept per sender for id-reuse and duplicate-response checks.
+MAX_ANSWERED = 1_000_000
+#: Unanswered requests kept per sender; the oldest are forgotten beyond this (Zeek-style cap).
+MAX_PENDING = 100_000
+
+
+class Phase:
+    """Lifecycle phases of a handshake-era session (spec basic/lifecycle)."""
+
+    NEW = "new"  # nothing exchanged yet
+    INITIALIZING = "initializing"  # initialize sent, not answered
+    INITIALIZED = "initialized"  # initialize answered with success, no notifications/initialized yet
+    OPERATING = "operating"  # notifications/initialized sent
+    FAILED = "failed"  # initialize answered with an error
+    STATELESS = "stateless"  # 2026-07-28 traffic: no handshake
+
+
+@dataclass(slots=True, eq=False)
+class RequestEntry:
+    """What the analyzer remembers of one request."""
+
+    record: Record
+    response: Record | None = None
+    cancel: Record | None = None
+    token: tuple | None = None
+    last_progress: float | None = None
+    last_progress_record: Record | None = None
+    total: float | None = None
+    task: bool = False  # answered with a CreateTaskResult (2025-11-25)
+
+    @property
+    def pending(self) -> bool:
+        return self.response is None
+
+
+class Bounded(OrderedDict):
+    """An insertion-ordered dict that forgets its oldest entries beyond ``limit``."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+        self.evicted = 0
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if len(self) > self.limit:
+            self.popitem(last=False)
+            self.evicted += 1
+
+
+@dataclass(slots=True, eq=False)
+class ToolCatalog:
+    """The server's tools as the client last listed them."""
+
+    names: set[str] = field(default_factory=set)
+    tools: dict[str, Any] = field(default_factory=dict)
+    complete: bool = False  # all pages of a traversal were seen
+    stale: bool = False  # list_changed arrived since
+    listed: bool = False
+
+    @property
+    def current(self) -> bool:
+        """True when the list is complete and no change was announced since."""
+        return self.listed and self.complete and not self.stale
+
+
+@dataclass(slots=True, eq=False)
+class Session:
+    """Per-session state, as it stands before the record being judged."""
+
+    path: str
+    label: str
+    ordinal: int  # 1-based position among the file's sessions
+    era: str | None = None  # "legacy" | "modern"
+    version: str | None = None  # negotiated (legacy) or last seen (modern)
+    requested_version: str | None = None
+    phase: str = Phase.NEW
+    init_request: Record | None = None
+    init_response: Record | None = None
+    initialized: Record | None = None
+    client_caps: Any = None
+    server_caps: Any = None
+    explicit_key: bool = False  # the capture named this session
+    first_record: Record | None = None
+    first_message: dict[Direction, Record] = field(default_factory=dict)
+    midstream: bool = False  # the capture joined an already running session
+    requests: dict[Direction, Bounded] = field(default_factory=lambda: {
+        Direction.C2S: Bounded(MAX_ANSWERED), Direction.S2C: Bounded(MAX_ANSWERED)})
+    pending: dict[Direction, Bounded] = field(default_factory=lambda: {
+        Direction.C2S: Bounded(MAX_PENDING), Direction.S2C: Bounded(MAX_PENDING)})
+    tokens: dict[Direction, dict] = field(default_factory=lambda: {Direction.C2S: {}, Direction.S2C: {}})
+    finished_tokens: dict[Direction, Bounded] = field(default_factory=lambda: {
+        Direction.C2S: Bounded(10_000), Direction.S2C: Bounded(10_000)})
+    tools: ToolCatalog = field(default_factory=ToolCatalog)
+    messages: int = 0
+    last_record: Record | None = None
+    state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
+
+    # -- questions rules ask ------------------------------------------------------------
+    @property
+    def legacy(self) -> bool:
+        return self.era != "modern"
+
+    @property
+    def modern(self) -> bool:
+        return self.era == "modern"
+
+    def caps_of(self, side: str) -> Any:
+        return self.server_caps if side == "server" else self.client_caps
+
+    def find_request(self, sender: Direction, request_id: Any) -> RequestEntry | None:
+        """The request ``sender`` made with exactly this id (type-exact), if any."""
+        return self.requests[sender].get(id_key(request_id))
+
+    def pending_requests(self) -> list[RequestEntry]:
+        out = list(self.pending[Direction.C2S].values()) + list(self.pending[Direction.S2C].values())
+        out.sort(key=lambda e: e.record.line)
+        return out
+
+    def state_for(self, rule: object) -> dict:
+        """A private dict a rule may keep per session (for facts nobody else needs)."""
+        return self.state.setdefault(type(rule).__name__, {})
+
+
+def progress_token(record: Record) -> tuple[bool, Any]:
+    """``(present, token)`` of ``params._meta.progressToken`` of a request."""
+    params = record.params
+    if isinstance(params, dict):
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and "progressToken" in meta:
+            return True, meta["progressToken"]
+    return False, None
+
+
+def is_modern_request(record: Record) -> bool:
+    """A request in the 2026-07-28 envelope: ``_meta`` protocol version, or server/discover."""
+    if record.method == "server/discover":
+        return True
+    params = record.params
+    if isinstance(params, dict):
+        meta = params.get("_meta")
+        return isinstance(meta, dict) and protocol.PROTOCOL_VERSION_META in meta
+    return False
+
+
+def _modern_version(record: Record) -> str | None:
+    params = record.params
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(protocol.PROTOCOL_VERSION_META) if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else None
+
+
+class Analyzer:
+    """Routes records to sessions and keeps each session's facts for one input file."""
+
+    def __init__(self, path: str, protocol_version: str | None = None):
+        self.path = path
+        self.protocol_version = protocol_version
+        self.sessions: dict[str, Session] = {}
+        self.current: Session | None = None
+        self.closed: list[Session] = []
+        self.ordinal = 0
+        self.server_requests_seen = False
+
+    # -- session routing ----------------------------------------------------------------
+    def _new_session(self, label: str | None = None, explicit: bool = False) -> Session:
+        self.ordinal += 1
+        session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit)
+        session.version = self.protocol_version
+        self.sessions[session.label] = session
+        return session
+
+    def _session_for(self, record: Record) -> Session:
+        key = record.session_key
+        if key is not None:
+            session = self.sessions.get(key)
+            if session is None:
+                session = self._new_session(key, explicit=True)
+            return session
+        current = self.current
+        if current is None:
+            current = self.current = self._new_session()
+            return current
+        if record.kind is Kind.REQUEST and record.direction is not Direction.S2C and current.messages:
+            starts_legacy = record.method == "initialize"
+            starts_modern = is_modern_request(record) and current.era == "legacy"
+            if starts_legacy or starts_modern:
+                self.closed.append(current)
+                current = self.current = self._new_session()
+        return current
+
+    def take_closed(self) -> list[Session]:
+        """Sessions that ended since the last call (a new initialize started another)."""
+        closed, self.closed = self.closed, []
+        return closed
+
+    def all_sessions(self) -> list[Session]:
+        return list(self.sessions.values())
+
+    # -- direction inference --------------------------------------------------------------
+    def infer_direction(self, record: Record, session: Session | None) -> Direction | None:
+        """Infer who sent a record that the capture did not mark (plain JSON Lines)."""
+        kind = record.kind
+        if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+            senders = protocol.method_senders(record.method)
+            if len(senders) == 1:
+                return next(iter(senders))
+            if session is None:
+                return None
+            params = record.params if isinstance(record.params, dict) else {}
+            if record.method == "notifications/cancelled":
+                return self._owner_of(session, params.get("requestId"))
+            if record.method == "notifications/progress":
+                owner = self._token_owner(session, params.get("progressToken"))
+                return owner.other if owner else None
+            return None
+        if kind is Kind.RESULT or kind is Kind.ERROR:
+            if session is None or not record.has_id:
+                return Direction.S2C if not self.server_requests_seen else None
+            owner = self._owner_of(session, record.id)
+            if owner is not None:
+                return owner.other
+            return Direction.S2C if not self.server_requests_seen else None
+        return None
+
+    @staticmethod
+    def _owner_of(session: Session, request_id: Any) -> Direction | None:
+        key = id_key(request_id)
+        in_c = key in session.pending[Direction.C2S]
+        in_s = key in session.pending[Direction.S2C]
+        if in_c != in_s:
+            return Direction.C2S if in_c else Direction.S2C
+        if not (in_c or in_s):
+            in_c = key in session.requests[Direction.C2S]
+            in_s = key in session.requests[Direction.S2C]
+            if in_c != in_s:
+                return Direction.C2S if in_c else Direction.S2C
+        return None
+
+    @staticmethod
+    def _token_owner(session: Session, token: Any) -> Direction | None:
+        key = id_key(token)
+        in_c = key in session.tokens[Direction.C2S] or key in session.finished_tokens[Direction.C2S]
+        in_s = key in session.tokens[Direction.S2C] or key in session.finished_tokens[Direction.S2C]
+        if in_c != in_s:
+            return Direction.C2S if in_c else Direction.S2C
+        return None
+
+    # -- observe: facts before judgement -----------------------------------------------------
+    def observe(self, record: Record) -> Session:
+        """Attach session, direction, version and request-matching facts to ``record``."""
+        if record.direction is None and record.is_message:
+            record.direction = self.infer_direction(record, self.current if record.session_key is None
+                                                    else self.sessions.get(record.session_key))
+            record.direction_observed = False
+        if record.parent is None:
+            session = self._session_for(record)
+        else:
+            session = record.parent.session
+        record.session = session
+        if session.first_record is None:
+            session.first_record = record
+        if record.is_message:
+            self._observe_message(record, session)
+        else:
+            record.version = self._legacy_version(session, record)
+        return session
+
+    def _observe_message(self, record: Record, session: Session) -> None:
+        direction = record.direction
+        if direction is not None and direction not in session.first_message:
+            session.first_message[direction] = record
+            if session.messages == 0 and not (record.kind is Kind.REQUEST and (
+                    record.method == "initialize" or is_modern_request(record))):
+                session.midstream = True
+        kind = record.kind
+        if kind is Kind.REQUEST:
+            if session.era is None:
+                if record.method == "initialize":
+                    session.era = "legacy"
+                elif is_modern_request(record):
+                    session.era = "modern"
+            if session.modern and direction is Direction.C2S:
+                record.version = _modern_version(record) or session.version
+            else:
+                record.version = self._legacy_version(session, record)
+            if session.era is None and direction is not None and record.method is not None \
+                    and record.method in protocol.METHODS:
+                session.era = "legacy"
+        elif kind is Kind.RESULT or kind is Kind.ERROR:
+            self._match_response(record, session)
+            if record.request is not None and record.request.version:
+                record.version = record.request.version
+            else:
+                record.version = self._legacy_version(session, record)
+        else:
+            record.version = self._legacy_version(session, record)
+
+    def _legacy_version(self, session: Session, record: Record) -> str | None:
+        if session.version:
+            return session.version
+        return session.requested_version or self.protocol_version
+
+    def _match_response(self, record: Record, session: Session) -> None:
+        """Set ``record.request`` and ``record.answer`` (ok/duplicate/after-cancel/unknown/...)."""
+        direction = record.direction
+        if not record.has_id or record.id is None:
+            record.answer = "no-id"
+            return
+        if direction is None:
+            record.answer = "unknown-direction"
+            return
+        asker = direction.other
+        key = id_key(record.id)
+        entry = session.requests[asker].get(key)
+        if entry is not None:
+            record.request = entry.record
+            if entry.response is not None:
+                record.answer = "duplicate"
+            elif entry.cancel is not None:
+                record.answer = "after-cancel"
+            else:
+                record.answer = "ok"
+            return
+        alt = _alternate_key(record.id)
+        if alt is not None and alt in session.requests[asker]:
+            record.request = session.requests[asker][alt].record
+            record.answer = "type-mismatch"
+            return
+        if key in session.requests[direction]:
+            record.answer = "own-id"  # answers a request its own side sent
+            return
+        record.answer = "unknown"
+
+    # -- commit: the record becomes history --------------------------------------------------
+    def commit(self, record: Record) -> None:
+        session: Session = record.session
+        session.last_record = record
+        if not record.is_message:
+            return
+        session.messages += 1
+        direction = record.direction
+        kind = record.kind
+        if kind is Kind.REQUEST and direction is not None:
+            self._commit_request(record, session, direction)
+        elif kind is Kind.RESULT or kind is Kind.ERROR:
+            self._commit_response(record, session)
+        elif kind is Kind.NOTIFICATION and direction is not None:
+            self._commit_notification(record, session, direction)
+
+    def _commit_request(self, record: Record, session: Session, direction: Direction) -> None:
+        if direction is Direction.S2C:
+            self.server_requests_seen = True
+        if not record.has_id or record.id is None:
+            return
+        key = id_key(record.id)
+        entry = RequestEntry(record)
+        present, token = progress_token(record)
+        if present:
+            entry.token = id_key(token)
+            session.tokens[direction][entry.token] = entry
+        session.requests[direction][key] = entry
+        session.pending[direction][key] = entry
+        if record.method == "initialize" and direction is Direction.C2S:
+            params = record.params if isinstance(record.params, dict) else {}
+            session.init_request = record
+            session.era = "legacy"
+            session.phase = Phase.INITIALIZING
+            version = params.get("protocolVersion")
+            session.requested_version = version if isinstance(version, str) else None
+            session.client_caps = params.get("capabilities")
+        elif session.modern:
+            session.phase = Phase.STATELESS
+            if record.version:
+                session.version = record.version
+            params = record.params if isinstance(record.params, dict) else {}
+            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            if protocol.CLIENT_CAPABILITIES_META in meta:
+                session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
+
+    def _commit_response(self, record: Record, session: Session) -> None:
+        if record.answer not in ("ok", "after-cancel") or record.direction is None:
+            return
+        asker = record.direction.other
+        key = id_key(record.id)
+        entry = session.requests[asker][key]
+        entry.response = record
+        session.pending[asker].pop(key, None)
+        if entry.token is not None:
+            session.tokens[asker].pop(entry.token, None)
+            result = record.msg.get("result") if record.kind is Kind.RESULT else None
+            if isinstance(result, dict) and isinstance(result.get("task"), dict):
+                entry.task = True  # task-augmented: the token stays live (2025-11-25)
+                session.tokens[asker][entry.token] = entry
+            else:
+                session.finished_tokens[asker][entry.token] = entry
+        method = entry.record.method
+        if method == "initialize":
+            self._commit_initialize_response(record, session)
+        elif method == "tools/list" and record.kind is Kind.RESULT:
+            self._commit_tools_page(entry.record, record, session)
+        elif method == "server/discover" and record.kind is Kind.RESULT:
+            result = record.msg.get("result")
+            if isinstance(result, dict):
+                session.server_caps = result.get("capabilities")
+
+    @staticmethod
+    def _commit_initialize_response(record: Record, session: Session) -> None:
+        session.init_response = record
+        result = record.msg.get("result") if record.kind is Kind.RESULT else None
+        if isinstance(result, dict):
+            session.phase = Phase.INITIALIZED if session.initialized is None else Phase.OPERATING
+            version = result.get("protocolVersion")
+            if isinstance(version, str):
+                session.version = version
+            session.server_caps = result.get("capabilities")
+        else:
+            session.phase = Phase.FAILED
+
+    @staticmethod
+    def _commit_tools_page(request: Record, response: Record, session: Session) -> None:
+        result = response.msg.get("result")
+        if not isinstance(result, dict):
+            return
+        catalog = session.tools
+        params = request.params if isinstance(request.params, dict) else {}
+        if params.get("cursor") is None:
+            catalog.names = set()
+            catalog.tools = {}
+            catalog.stale = False
+        tools = result.get("tools")
+        for tool in tools if isinstance(tools, list) else ():
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                catalog.names.add(tool["name"])
+                catalog.tools[tool["name"]] = tool
+        catalog.listed = True
+        catalog.complete = result.get("nextCursor") is None
+
+    @staticmethod
+    def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
+        method = record.method
+        params = record.params if isinstance(record.params, dict) else {}
+        if method == "notifications/initialized" and direction is Direction.C2S:
+            if session.initialized is None:
+                session.initialized = record
+            if session.phase == Phase.INITIALIZED:
+                session.phase = Phase.OPERATING
+        elif method == "notifications/cancelled":
+            entry = session.requests[direction].get(id_key(params.get("requestId")))
+            if entry is not None and entry.pending and entry.cancel is None:
+                entry.cancel = record
+        elif method == "notifications/progress":
+            token = id_key(params.get("progressToken"))
+            entry = session.tokens[direction.other].get(token)
+            progress = params.get("progress")
+            if entry is not None and isinstance(progress, (int, float)) and not isinstance(progress, bool):
+                if entry.last_progress is None or progress > entry.last_progress:
+                    entry.last_progress = progress
+                entry.last_progress_record = record
+                total = params.get("total")
+                if isinstance(total, (int, float)) and not isinstance(total, bool):
+                    entry.total = total
+        elif method == "notifications/tools/list_changed":
+            session.tools.stale = True
+
+
+def _alternate_key(value: Any) -> tuple | None:
+    """The key of the same id in the other JSON type (``1`` <-> ``"1"``), for JR012."""
+    if type(value) is int:
+        return ("str", str(value))
+    if type(value) is str:
+        try:
+            number = int(value)
+        except ValueError:
+            return None
+        return ("int", number) if str(number) == value else None
+    return None

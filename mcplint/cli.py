@@ -1,0 +1,132 @@
+"""The ``mcplint`` command line."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import orjson
+
+from mcplint import __version__, protocol
+from mcplint.api import InputError, LintOptions, exceeds, lint_paths
+from mcplint.docs import read_page
+from mcplint.model import Severity
+from mcplint.readers import FORMATS
+from mcplint.report import REPORTERS
+from mcplint.rules import load
+from mcplint.select import SelectionError, select_rules
+
+SEVERITIES = click.Choice([s.value for s in Severity])
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part for value in values for part in value.split(",") if part.strip()]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mcplint")
+def main() -> None:
+    """Lint captured Model Context Protocol (MCP) traffic against the spec."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
+              help="Input format; sniffed from the first lines by default.")
+@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
+              help="Revision to assume when the capture starts after initialize.")
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="full", show_default=True,
+              envvar="MCPLINT_OUTPUT_FORMAT")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True),
+              help="Write results to this file instead of stdout.")
+@click.option("--select", multiple=True, metavar="RULES",
+              help="Rules to run: codes, prefixes, names or ALL (comma-separated, repeatable).")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Rules to skip (same syntax as --select).")
+@click.option("--fail-on", type=SEVERITIES, default="error", show_default=True,
+              help="Exit 1 when a finding has at least this severity.")
+@click.option("--min-severity", type=SEVERITIES, default="info", show_default=True,
+              help="Hide findings below this severity.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings exceed --fail-on.")
+@click.option("--stdin-filename", default="-", help="Name to report for input read from stdin.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def check(paths, input_format, protocol_version, output_format, output_file, select, ignore,
+          fail_on, min_severity, exit_zero, stdin_filename, color) -> None:
+    """Lint captures (files, directories, or - for stdin) and report findings.
+
+    Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
+    """
+    try:
+        rules = select_rules(_split(select), _split(ignore))
+    except SelectionError as exc:
+        raise click.UsageError(str(exc)) from exc
+    options = LintOptions(input_format, protocol_version, stdin_filename)
+    try:
+        findings, summary = lint_paths(list(paths), rules, options)
+    except InputError as exc:
+        click.echo(f"mcplint: error: {exc}", err=True)
+        sys.exit(2)
+    floor = Severity(min_severity)
+    shown = [f for f in findings if f.severity.rank >= floor.rank]
+    out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout
+    try:
+        reporter = REPORTERS[output_format]
+        if output_format in ("full", "concise"):
+            use_color = color == "always" or (color == "auto" and out is sys.stdout and sys.stdout.isatty()
+                                              and "NO_COLOR" not in __import__("os").environ)
+            reporter(shown, summary, out, color=use_color)
+        else:
+            reporter(shown, summary, out)
+    finally:
+        if output_file:
+            out.close()
+    if not exit_zero and exceeds(shown, Severity(fail_on)):
+        sys.exit(1)
+
+
+@main.command("rule")
+@click.argument("selector", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True)
+def rule_cmd(selector, show_all, output_format) -> None:
+    """Show a rule's documentation page (by code or name), or list all rules."""
+    registry = load()
+    if show_all or not selector:
+        rows = [cls for _, cls in sorted(registry.items())]
+        if output_format == "json":
+            click.echo(orjson.dumps([_rule_meta(cls) for cls in rows], option=orjson.OPT_INDENT_2).decode())
+        elif output_format == "markdown":
+            click.echo("| Code | Name | Severity | Level | Versions | Summary |\n|---|---|---|---|---|---|")
+            for cls in rows:
+                meta = _rule_meta(cls)
+                click.echo(f"| {cls.code} | {cls.name} | {meta['severity']} | {cls.level} | "
+                           f"{meta['versions']} | {cls.summary()} |")
+        else:
+            for cls in rows:
+                click.echo(f"{cls.code:<7} {cls.name:<44} {cls.severity.value:<8} {cls.summary()}")
+        return
+    by_name = {cls.name: cls for cls in registry.values()}
+    cls = registry.get(selector.upper()) or by_name.get(selector)
+    if cls is None:
+        click.echo(f"mcplint: error: no rule {selector!r}", err=True)
+        sys.exit(2)
+    if output_format == "json":
+        click.echo(orjson.dumps(_rule_meta(cls), option=orjson.OPT_INDENT_2).decode())
+        return
+    page = read_page(cls.code, cls.name)
+    click.echo(page if page else f"{cls.name} ({cls.code})\n\n{cls.summary()}")
+
+
+def _rule_meta(cls) -> dict:
+    versions = [v for v in protocol.VERSIONS if v in cls.versions]
+    return {
+        "code": cls.code,
+        "name": cls.name,
+        "severity": cls.severity.value,
+        "level": cls.level,
+        "confidence": cls.confidence,
+        "versions": "all" if len(versions) == len(protocol.VERSIONS) else ", ".join(versions),
+        "summary": cls.summary(),
+        "spec": cls.spec,
+        "hint": cls.hint,
+    }

@@ -1,0 +1,108 @@
+"""The lint engine: records in, findings out, dispatching each record to relevant rules only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO
+
+from mcplint import protocol
+from mcplint.analyzer import Analyzer, Session
+from mcplint.model import Finding, Kind, Record
+from mcplint.parse import Parser
+from mcplint.readers import open_frames
+from mcplint.rules import all_rules
+from mcplint.rules._base import Rule
+
+
+class Engine:
+    """Runs a fixed set of rules over record streams.
+
+    The dispatch table maps ``(kind, method)`` to the rules that declared interest in that
+    kind (and method), so a record costs only the rules that can say something about it.
+    """
+
+    def __init__(self, rules: Sequence[Rule] | None = None, protocol_version: str | None = None):
+        self.rules = sorted(rules if rules is not None else all_rules(), key=lambda r: r.code)
+        self.protocol_version = protocol_version
+        self._any_method: dict[Kind, list[Rule]] = {}
+        self._by_method: dict[tuple[Kind, str], list[Rule]] = {}
+        for rule in self.rules:
+            for kind in rule.kinds:
+                if rule.methods is None:
+                    self._any_method.setdefault(kind, []).append(rule)
+                else:
+                    for method in rule.methods:
+                        self._by_method.setdefault((kind, method), []).append(rule)
+        self._dispatch: dict[tuple[Kind, str | None], tuple[Rule, ...]] = {}
+        self._applies: dict[tuple[str, str | None, bool], bool] = {}
+        self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
+
+    # -- public API ------------------------------------------------------------------------
+    def lint_stream(self, stream: IO[bytes], path: str, input_format: str = "auto",
+                    analyzer: Analyzer | None = None) -> Iterator[Finding]:
+        """Lint one binary stream (a file or stdin)."""
+        _, frames = open_frames(stream, input_format)
+        return self.lint_records(Parser(path).records(frames), path, analyzer)
+
+    def lint_records(self, records: Iterable[Record], path: str,
+                     analyzer: Analyzer | None = None) -> Iterator[Finding]:
+        """Lint an iterable of parsed records of one file (the library entry point)."""
+        analyzer = analyzer or Analyzer(path, self.protocol_version)
+        finished: set[int] = set()
+        for record in records:
+            yield from self._record(record, analyzer)
+            if analyzer.closed:
+                for session in analyzer.take_closed():
+                    finished.add(id(session))
+                    yield from self._finish(session)
+        for session in analyzer.all_sessions():
+            if id(session) not in finished:
+                yield from self._finish(session)
+
+    # -- internals -------------------------------------------------------------------------
+    def _rules_for(self, kind: Kind, method: str | None) -> tuple[Rule, ...]:
+        key = (kind, method)
+        rules = self._dispatch.get(key)
+        if rules is None:
+            chosen = list(self._any_method.get(kind, ()))
+            if method is not None:
+                chosen += self._by_method.get((kind, method), ())
+            rules = self._dispatch[key] = tuple(sorted(set(chosen), key=lambda r: r.code))
+        return rules
+
+    def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
+        key = (rule.code, version, modern)
+        answer = self._applies.get(key)
+        if answer is None:
+            known = protocol.nearest_known(version)
+            if known is None:
+                era = protocol.MODERN if modern else protocol.LEGACY
+                answer = bool(rule.versions & era)
+            else:
+                answer = known in rule.versions
+            self._applies[key] = answer
+        return answer
+
+    def _check(self, record: Record, session: Session) -> Iterator[Finding]:
+        rules = self._rules_for(record.kind, record.effective_method)
+        if not rules:
+            return
+        version = record.version
+        modern = session.modern
+        for rule in rules:
+            if self.applies(rule, version, modern):
+                yield from rule.check(record, session)
+
+    def _record(self, record: Record, analyzer: Analyzer) -> Iterator[Finding]:
+        session = analyzer.observe(record)
+        yield from self._check(record, session)
+        for child in record.children:
+            analyzer.observe(child)
+            yield from self._check(child, session)
+            analyzer.commit(child)
+        analyzer.commit(record)
+
+    def _finish(self, session: Session) -> Iterator[Finding]:
+        for rule in self._finishers:
+            if self.applies(rule, session.version, session.modern):
+                yield from rule.finish(session)

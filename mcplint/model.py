@@ -1,0 +1,183 @@
+"""Typed records and findings: the vocabulary every other module speaks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Direction(str, Enum):
+    """Who sent a message: client to server or server to client."""
+
+    C2S = "c2s"
+    S2C = "s2c"
+
+    @property
+    def other(self) -> Direction:
+        return Direction.S2C if self is Direction.C2S else Direction.C2S
+
+    @property
+    def sender(self) -> str:
+        return "client" if self is Direction.C2S else "server"
+
+    @property
+    def arrow(self) -> str:
+        return "C→S" if self is Direction.C2S else "S→C"
+
+
+class Kind(str, Enum):
+    """What one input line turned out to be."""
+
+    REQUEST = "request"
+    NOTIFICATION = "notification"
+    RESULT = "result"
+    ERROR = "error"
+    BATCH = "batch"  # a JSON array of messages
+    MULTI = "multi"  # several JSON values concatenated on one line
+    INVALID = "invalid"  # valid JSON that is no JSON-RPC message shape
+    MALFORMED = "malformed"  # looks like JSON but does not parse
+    TEXT = "text"  # not JSON at all (banners, logs, blank lines)
+    CONTINUATION = "continuation"  # a later line of a message spread over several lines
+    STDERR = "stderr"  # the server's stderr, recorded by a capture tool
+    COMMENT = "comment"  # transcript comment or blank line, not traffic
+
+
+MESSAGE_KINDS = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR})
+RESPONSE_KINDS = frozenset({Kind.RESULT, Kind.ERROR})
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+
+_SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+def id_key(value: Any) -> tuple[str, Any]:
+    """Type-exact key of a JSON-RPC id: ``1`` and ``"1"`` differ, ``1`` and ``1.0`` differ."""
+    kind = type(value)
+    if kind is int or kind is str:
+        return (kind.__name__, value)
+    if value is None:
+        return ("null", None)
+    return (kind.__name__, repr(value))
+
+
+@dataclass(slots=True, eq=False)
+class Record:
+    """One input line (or one element of a batch), classified and located.
+
+    ``msg`` is the parsed JSON value; ``id``/``method`` are lifted from it when it is an
+    object. ``direction_observed`` is False when the direction was inferred from the
+    protocol rather than read from the capture. Analysis facts (``request``, ``session``,
+    ...) are filled in by the session analyzer before rules see the record.
+    """
+
+    path: str
+    line: int
+    kind: Kind
+    text: str
+    direction: Direction | None = None
+    direction_observed: bool = True
+    ts: str | None = None
+    t: float | None = None  # seconds since the epoch, when ``ts`` parses
+    msg: Any = None
+    has_id: bool = False
+    id: Any = None
+    method: str | None = None
+    error: str | None = None  # why a MALFORMED/INVALID record could not be read
+    flags: frozenset[str] = frozenset()
+    children: tuple[Record, ...] = ()
+    parent: Record | None = None
+    continues: int | None = None  # CONTINUATION: line of the message this line belongs to
+    span: int = 1  # number of input lines the message occupied (IO003)
+    session_key: str | None = None  # as given by the capture (canonical ``session`` field)
+    # facts filled in by the analyzer
+    session: Any = None
+    version: str | None = None  # protocol revision in effect for this record
+    request: Record | None = None  # for responses: the request they answer
+    answer: str | None = None  # for responses: how the id matched (see analyzer)
+
+    @property
+    def params(self) -> Any:
+        msg = self.msg
+        return msg.get("params") if isinstance(msg, dict) else None
+
+    @property
+    def sender(self) -> str | None:
+        return self.direction.sender if self.direction else None
+
+    @property
+    def is_message(self) -> bool:
+        return self.kind in MESSAGE_KINDS
+
+    @property
+    def is_response(self) -> bool:
+        return self.kind in RESPONSE_KINDS
+
+    @property
+    def effective_method(self) -> str | None:
+        """The method of a message, or of the request a response answers."""
+        if self.method is not None:
+            return self.method
+        return self.request.method if self.request is not None else None
+
+
+@dataclass(slots=True, frozen=True)
+class Related:
+    line: int
+    note: str
+
+
+@dataclass(slots=True)
+class Finding:
+    """One reported problem, in the shape of the output contract (DESIGN.md)."""
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    path: str
+    line: int
+    confidence: str = "high"
+    session: str | None = None
+    direction: str | None = None
+    id: Any = None
+    method: str | None = None
+    party: str | None = None
+    spec: str | None = None
+    spec_url: str | None = None
+    hint: str | None = None
+    excerpt: str | None = None
+    related: list[Related] = field(default_factory=list)
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.code)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity.value,
+            "confidence": self.confidence,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "session": self.session,
+            "direction": self.direction,
+            "id": self.id,
+            "method": self.method,
+            "party": self.party,
+            "spec": self.spec,
+            "spec_url": self.spec_url,
+            "hint": self.hint,
+            "excerpt": self.excerpt,
+            "related": [{"line": r.line, "note": r.note} for r in self.related],
+        }

@@ -1,0 +1,256 @@
+"""Turn framed input lines into typed records. Never raises on content.
+
+Classification follows the rule catalog's linter model (§0.1): an object with ``method`` and
+``id`` is a request, ``method`` without ``id`` a notification, ``id`` with ``result`` or
+``error`` a response, an array a batch; anything else is invalid. Payloads are not validated
+here: rules do that, so that a bad payload becomes a finding and not a lost line.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mcplint.model import Direction, Kind, Record
+
+#: A message spread over more lines than this is not re-assembled (IO003 detection bound).
+MAX_CONTINUATION_LINES = 200
+MAX_CONTINUATION_BYTES = 1 << 20
+#: How many values on one line are split out before the rest is reported as malformed.
+MAX_VALUES_PER_LINE = 1000
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class Frame:
+    """One input line as a reader delivers it, before JSON parsing."""
+
+    line: int
+    data: bytes | str
+    direction: Direction | None = None
+    observed: bool = True
+    ts: str | None = None
+    t: float | None = None
+    session: str | None = None
+    kind: Kind | None = None  # preset by readers for STDERR, COMMENT and reader errors
+    msg: Any = _UNSET  # already parsed value (canonical ``msg`` field)
+    flags: frozenset[str] = frozenset()
+    error: str | None = None
+
+
+def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
+    """Decode one line, flagging what a strict UTF-8 reader would reject (IO005/IO006)."""
+    flags: set[str] = set()
+    if data.endswith(b"\r"):
+        data = data[:-1]
+        flags.add("crlf")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and b"\x00" in data):
+            flags.add("utf16")
+            try:
+                text = data.decode("utf-16")
+            except UnicodeDecodeError:
+                text = data.decode("utf-8", "replace")
+                flags.add("invalid_utf8")
+        else:
+            text = data.decode("utf-8", "replace")
+            flags.add("invalid_utf8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        flags.add("bom")
+    if "\x00" in text and "utf16" not in flags:
+        flags.add("nul")
+    return text, frozenset(flags)
+
+
+def classify(path: str, line: int, text: str, value: Any, **extra: Any) -> Record:
+    """Classify one parsed JSON value as a record (batch elements included)."""
+    if isinstance(value, dict):
+        has_method = "method" in value
+        has_id = "id" in value
+        method = value.get("method")
+        if has_method and not isinstance(method, str):
+            return Record(path, line, Kind.INVALID, text, msg=value, has_id=has_id,
+                          id=value.get("id"), error="method is not a string", **extra)
+        has_result = "result" in value
+        has_error = "error" in value
+        if has_method and not (has_result or has_error):
+            kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
+            return Record(path, line, kind, text, msg=value, has_id=has_id,
+                          id=value.get("id"), method=method, **extra)
+        if has_id and (has_result or has_error) and not has_method:
+            kind = Kind.RESULT if has_result else Kind.ERROR
+            return Record(path, line, kind, text, msg=value, has_id=True, id=value["id"], **extra)
+        if has_error and not has_method:
+            # an error response without any id: shape is still recognisable (JR017)
+            return Record(path, line, Kind.ERROR, text, msg=value, **extra)
+        if has_result and not has_method:
+            return Record(path, line, Kind.RESULT, text, msg=value, **extra)
+        why = "method together with result/error" if has_method else "neither method nor result/error"
+        return Record(path, line, Kind.INVALID, text, msg=value, has_id=has_id,
+                      id=value.get("id"), method=method if has_method else None, error=why, **extra)
+    if isinstance(value, list):
+        record = Record(path, line, Kind.BATCH, text, msg=value, **extra)
+        record.children = tuple(
+            _child(path, line, text, element, record, extra) for element in value
+        )
+        return record
+    return Record(path, line, Kind.INVALID, text, msg=value,
+                  error=f"a JSON {type(value).__name__ if value is not None else 'null'} is not a message", **extra)
+
+
+def _child(path: str, line: int, text: str, value: Any, parent: Record, extra: dict) -> Record:
+    if isinstance(value, list):  # nested arrays are not messages
+        child = Record(path, line, Kind.INVALID, text, msg=value, error="nested array", **extra)
+    else:
+        child = classify(path, line, text, value, **extra)
+    child.parent = parent
+    return child
+
+
+def _loads(text: str) -> tuple[Any, str | None, int]:
+    try:
+        return orjson.loads(text), None, -1
+    except orjson.JSONDecodeError as exc:
+        return _UNSET, exc.msg, exc.pos
+    except RecursionError:  # pragma: no cover - orjson reports depth itself
+        return _UNSET, "nesting too deep", -1
+
+
+def _split_values(text: str, first_end: int) -> list[Any] | None:
+    """Split ``{..}{..}`` (several values on one line). None when the tail is not JSON."""
+    values = []
+    rest = text
+    end = first_end
+    while len(values) < MAX_VALUES_PER_LINE:
+        head = rest[:end]
+        value, err, _ = _loads(head)
+        if err is not None:
+            return None
+        values.append(value)
+        rest = rest[end:].lstrip()
+        if not rest:
+            return values
+        value, err, pos = _loads(rest)
+        if err is None:
+            values.append(value)
+            return values
+        if err != "unexpected content after document":
+            return None
+        end = pos
+    return None
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[")
+
+
+class Parser:
+    """Frames in, records out: one record per frame, in input order."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def records(self, frames: Iterable[Frame]) -> Iterator[Record]:
+        pending: deque[Frame] = deque()
+        source = iter(frames)
+        while True:
+            if pending:
+                frame = pending.popleft()
+            else:
+                frame = next(source, None)
+                if frame is None:
+                    return
+            record, need_more = self._one(frame)
+            if not need_more:
+                yield record
+                continue
+            joined = self._join(frame, pending, source)
+            if joined is None:
+                yield record
+            else:
+                yield from joined
+
+    # -- one frame ------------------------------------------------------------------
+    def _extra(self, frame: Frame, flags: frozenset[str]) -> dict[str, Any]:
+        return {
+            "direction": frame.direction,
+            "direction_observed": frame.observed,
+            "ts": frame.ts,
+            "t": frame.t,
+            "flags": flags,
+            "session_key": frame.session,
+        }
+
+    def _one(self, frame: Frame) -> tuple[Record, bool]:
+        """Parse a frame. The flag says the line is an incomplete JSON prefix (IO003)."""
+        data = frame.data
+        if isinstance(data, bytes):
+            text, flags = decode_line(data)
+            flags = flags | frame.flags
+        else:
+            text, flags = data, frame.flags
+        extra = self._extra(frame, flags)
+        if frame.kind is not None:
+            return Record(self.path, frame.line, frame.kind, text, error=frame.error, **extra), False
+        if frame.msg is not _UNSET:
+            return classify(self.path, frame.line, text, frame.msg, **extra), False
+        if not text.strip():
+            return Record(self.path, frame.line, Kind.TEXT, text, **extra), False
+        value, err, pos = _loads(text)
+        if err is None:
+            return classify(self.path, frame.line, text, value, **extra), False
+        if err == "unexpected content after document":
+            values = _split_values(text, pos)
+            if values is not None:
+                record = Record(self.path, frame.line, Kind.MULTI, text, msg=values, **extra)
+                record.children = tuple(_child(self.path, frame.line, text, v, record, extra) for v in values)
+                return record, False
+        if not _looks_like_json(text):
+            return Record(self.path, frame.line, Kind.TEXT, text, **extra), False
+        record = Record(self.path, frame.line, Kind.MALFORMED, text, error=f"{err} at character {pos}", **extra)
+        incomplete = err == "unexpected end of data" and pos >= len(text.rstrip())
+        return record, incomplete
+
+    def _join(self, first: Frame, pending: deque[Frame], source: Iterator[Frame]) -> list[Record] | None:
+        """Re-assemble a message spread over several lines, or None when it is not one."""
+        taken: list[Frame] = []
+        parts = [first.data.decode("utf-8", "replace") if isinstance(first.data, bytes) else first.data]
+        size = len(parts[0])
+        while len(taken) < MAX_CONTINUATION_LINES and size < MAX_CONTINUATION_BYTES:
+            frame = pending.popleft() if pending else next(source, None)
+            if frame is None:
+                break
+            taken.append(frame)
+            if frame.kind is not None or frame.msg is not _UNSET or frame.direction != first.direction:
+                break
+            part = frame.data.decode("utf-8", "replace") if isinstance(frame.data, bytes) else frame.data
+            parts.append(part)
+            size += len(part)
+            value, err, pos = _loads("\n".join(parts))
+            if err is None:
+                head, _ = self._one(first)
+                joined = classify(self.path, first.line, "\n".join(parts), value, **self._extra(
+                    first, head.flags | {"multiline"}))
+                joined.span = len(parts)
+                out = [joined]
+                for cont in taken:
+                    rec, _ = self._one(cont)
+                    rec.kind = Kind.CONTINUATION
+                    rec.continues = first.line
+                    rec.msg = None
+                    rec.error = None
+                    out.append(rec)
+                return out
+            if err != "unexpected end of data":
+                break
+        pending.extendleft(reversed(taken))
+        return None

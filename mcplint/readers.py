@@ -1,0 +1,217 @@
+"""Input formats: plain JSON Lines, the canonical capture format and the transcript notation.
+
+Each reader turns a binary stream into :class:`~mcplint.parse.Frame` objects, one per input
+line, carrying what the format says about direction, time and session. The format is sniffed
+from the first lines unless the user names it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import IO, Any
+
+import orjson
+
+from mcplint.model import Direction, Kind
+from mcplint.parse import Frame, decode_line
+
+#: Lines longer than this are not parsed (reported as malformed); memory stays bounded.
+MAX_LINE_BYTES = 64 << 20
+SNIFF_LINES = 50
+SNIFF_BYTES = 1 << 20
+
+FORMATS = ("jsonl", "capture", "transcript")
+
+
+def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, bool]]:
+    """Yield ``(line_without_newline, oversized)``; an oversized line is cut, the rest skipped."""
+    readline = stream.readline
+    while True:
+        chunk = readline(max_bytes + 1)
+        if not chunk:
+            return
+        if chunk.endswith(b"\n"):
+            yield chunk[:-1], False
+            continue
+        if len(chunk) <= max_bytes:  # last line without newline
+            yield chunk, False
+            return
+        while True:  # skip the rest of an oversized line
+            rest = readline(1 << 20)
+            if not rest or rest.endswith(b"\n"):
+                break
+        yield chunk[:4096], True
+
+
+def _oversized(line: int, data: bytes) -> Frame:
+    return Frame(line, data, kind=Kind.MALFORMED, flags=frozenset({"oversized"}),
+                 error=f"line longer than {MAX_LINE_BYTES} bytes; not parsed")
+
+
+# -- plain JSON Lines -----------------------------------------------------------------------
+def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
+    """Plain JSON-RPC lines with no envelope: direction unknown, inferred later."""
+    for number, (data, oversized) in enumerate(lines, 1):
+        if oversized:
+            yield _oversized(number, data)
+        else:
+            yield Frame(number, data, observed=False)
+
+
+# -- canonical capture format ---------------------------------------------------------------
+_DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
+
+
+def parse_ts(ts: Any) -> float | None:
+    if not isinstance(ts, str):
+        return float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
+    try:
+        return datetime.fromisoformat(ts).timestamp()
+    except ValueError:
+        return None
+
+
+def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
+    """``{"ts", "dir", "raw"|"msg", "session"?}`` per line (DESIGN.md, canonical capture)."""
+    for number, (data, oversized) in enumerate(lines, 1):
+        if oversized:
+            yield _oversized(number, data)
+            continue
+        text, flags = decode_line(data)
+        if not text.strip():
+            yield Frame(number, text, kind=Kind.TEXT, flags=flags, observed=False)
+            continue
+        try:
+            envelope = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                        error=f"capture record is not JSON: {exc.msg}")
+            continue
+        if not isinstance(envelope, dict) or envelope.get("dir") not in ("c2s", "s2c", "stderr"):
+            yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                        error='capture record lacks "dir" of c2s, s2c or stderr')
+            continue
+        ts = envelope.get("ts")
+        session = envelope.get("session")
+        common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
+                      session=str(session) if session is not None else None)
+        if envelope["dir"] == "stderr":
+            raw = envelope.get("raw", envelope.get("text", ""))
+            yield Frame(number, raw if isinstance(raw, str) else str(raw), kind=Kind.STDERR,
+                        observed=False, **common)
+            continue
+        direction = _DIRS[envelope["dir"]]
+        if "raw" in envelope and isinstance(envelope["raw"], str):
+            raw = envelope["raw"]
+            raw_flags = flags
+            if raw.endswith("\r"):
+                raw, raw_flags = raw[:-1], flags | {"crlf"}
+            yield Frame(number, raw, direction=direction, flags=raw_flags, **common)
+        elif "msg" in envelope:
+            msg = envelope["msg"]
+            yield Frame(number, orjson.dumps(msg).decode(), direction=direction, msg=msg,
+                        flags=flags, **common)
+        else:
+            yield Frame(number, text, direction=direction, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                        error='capture record has neither "raw" (string) nor "msg"', **common)
+
+
+# -- transcript notation --------------------------------------------------------------------
+_ARROW = re.compile(r"^\s*(C→S|S→C|C->S|S->C)(?: |$)")
+_ANNOTATION = re.compile(r"\s{2,}#\s*(?:error|warning|info):\s*\[[A-Za-z0-9_, -]*\]\s*$")
+_INIT = re.compile(r"^#\s*init\s+(\S+)(?:\s+C=(\{.*?\}))?(?:\s+S=(\{.*\}))?\s*$")
+
+
+def strip_annotation(text: str) -> str:
+    """Remove a rule-doc expectation suffix (``  # error: [JR004]``) from a transcript line."""
+    return _ANNOTATION.sub("", text)
+
+
+def init_macro(version: str, client_caps: str | None, server_caps: str | None) -> list[tuple[Direction, str]]:
+    """Expand the catalog's ``# init V C=<caps> S=<caps>`` abbreviation of the handshake."""
+    c = client_caps or "{}"
+    s = server_caps or "{}"
+    return [
+        (Direction.C2S, '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"%s",'
+                        '"capabilities":%s,"clientInfo":{"name":"c","version":"1"}}}' % (version, c)),
+        (Direction.S2C, '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"%s","capabilities":%s,'
+                        '"serverInfo":{"name":"s","version":"1"}}}' % (version, s)),
+        (Direction.C2S, '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+    ]
+
+
+def read_transcript(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
+    """``C→S {...}`` / ``S→C {...}`` lines (ASCII arrows too); ``#`` lines are comments.
+
+    A ``# init V C=<caps> S=<caps>`` comment expands to the three handshake messages, all
+    located at the comment's line.
+    """
+    for number, (data, oversized) in enumerate(lines, 1):
+        if oversized:
+            yield _oversized(number, data)
+            continue
+        text, flags = decode_line(data)
+        text = strip_annotation(text)
+        match = _ARROW.match(text)
+        if match:
+            direction = Direction.C2S if match.group(1).startswith("C") else Direction.S2C
+            yield Frame(number, text[match.end():], direction=direction, flags=flags)
+            continue
+        stripped = text.strip()
+        init = _INIT.match(stripped)
+        if init:
+            for direction, message in init_macro(*init.groups()):
+                yield Frame(number, message, direction=direction)
+            continue
+        if not stripped or stripped.startswith("#"):
+            yield Frame(number, text, kind=Kind.COMMENT, flags=flags, observed=False)
+        else:
+            yield Frame(number, text, flags=flags, observed=False)
+
+
+READERS: dict[str, Callable[[Iterable[tuple[bytes, bool]]], Iterator[Frame]]] = {
+    "jsonl": read_jsonl,
+    "capture": read_capture,
+    "transcript": read_transcript,
+}
+
+
+def sniff(head: list[bytes]) -> str:
+    """Name the format of a file from its first lines."""
+    arrows = plain = 0
+    for data in head:
+        text = data.decode("utf-8", "replace").strip()
+        if not text or text.startswith("#"):
+            continue
+        if _ARROW.match(text):
+            arrows += 1
+            continue
+        plain += 1
+        if plain == 1 and text.startswith("{"):
+            try:
+                value = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and value.get("dir") in ("c2s", "s2c", "stderr") and (
+                    "raw" in value or "msg" in value):
+                return "capture"
+    if arrows and arrows >= plain:
+        return "transcript"
+    return "jsonl"
+
+
+def open_frames(stream: IO[bytes], input_format: str = "auto") -> tuple[str, Iterator[Frame]]:
+    """Sniff (unless told) and return the format name and the frames of ``stream``."""
+    lines = iter_lines(stream)
+    head: list[tuple[bytes, bool]] = []
+    size = 0
+    for item in lines:
+        head.append(item)
+        size += len(item[0])
+        if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
+            break
+    fmt = input_format if input_format != "auto" else sniff([d for d, _ in head])
+    return fmt, READERS[fmt](itertools.chain(head, lines))

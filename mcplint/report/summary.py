@@ -1,0 +1,33 @@
+"""What a run looked at, for summary lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mcplint.model import Finding, Severity
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    label: str
+    version: str | None
+    era: str | None
+    records: int = 0
+
+
+@dataclass(slots=True)
+class RunSummary:
+    files: int = 0
+    records: int = 0
+    sessions: dict[str, list[SessionInfo]] = field(default_factory=dict)  # path -> sessions
+    formats: dict[str, str] = field(default_factory=dict)  # path -> input format
+
+    @staticmethod
+    def counts(findings: list[Finding]) -> dict[Severity, int]:
+        out = {s: 0 for s in Severity}
+        for finding in findings:
+            out[finding.severity] += 1
+        return out
+
+    def session_count(self) -> int:
+        return sum(len(v) for v in self.sessions.values())

@@ -1,0 +1,68 @@
+"""Human-readable output: ``full`` (grouped, with context) and ``concise`` (one line each)."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+import click
+
+from mcplint.model import Severity
+from mcplint.rules._base import fmt_id
+
+_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+_ARROWS = {"c2s": "C→S", "s2c": "S→C", None: "   "}
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(findings, summary) -> str:
+    counts = summary.counts(findings)
+    files = _plural(summary.files, "file")
+    sessions = _plural(summary.session_count(), "session")
+    if not findings:
+        return f"All checks passed: {files}, {sessions}, {_plural(summary.records, 'record')}."
+    parts = ", ".join(_plural(counts[s], s.value) for s in Severity if counts[s])
+    return f"Found {_plural(len(findings), 'finding')} ({parts}) in {files}, {sessions}."
+
+
+def full(findings, summary, out, color: bool = False) -> None:
+    style = click.style if color else (lambda text, **_: text)
+    infos = {(path, s.label): s for path, ss in summary.sessions.items() for s in ss}
+    for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
+        info = infos.get((path, session))
+        facts = []
+        if info is not None:
+            facts.append(info.version or "version unknown")
+            if info.era == "modern":
+                facts.append("stateless")
+        header = f"{path} — session {session}" if session else path
+        if facts:
+            header += f" ({', '.join(facts)})"
+        out.write(style(header, bold=True) + "\n")
+        for f in group:
+            where = f"{f.line:>5}  {_ARROWS.get(f.direction, '   ')}"
+            what = style(f"{f.severity.value:<7}", fg=_COLORS[f.severity], bold=True)
+            subject = ""
+            if f.method:
+                subject = f" [{f.method}" + (f" #{fmt_id(f.id)}" if f.id is not None else "") + "]"
+            heuristic = style(" (heuristic)", dim=True) if f.confidence == "low" else ""
+            out.write(f"{where}  {what} {style(f.code, bold=True)} {f.message}{subject}{heuristic}\n")
+            pad = " " * 14
+            if f.excerpt:
+                out.write(f"{pad}{style('│', dim=True)} {f.excerpt}\n")
+            for rel in f.related:
+                out.write(f"{pad}{style('↳', dim=True)} line {rel.line}: {rel.note}\n")
+            fault = f" · fault: {f.party}" if f.party else ""
+            out.write(f"{pad}{style('spec:', dim=True)} {f.spec}{fault}\n")
+            if f.hint:
+                out.write(f"{pad}{style('help:', fg='green')} {f.hint}\n")
+        out.write("\n")
+    out.write(summary_line(findings, summary) + "\n")
+
+
+def concise(findings, summary, out, color: bool = False) -> None:
+    for f in findings:
+        out.write(f"{f.path}:{f.line}: {f.code} [{f.severity.value}] {f.message}\n")
+    out.write(summary_line(findings, summary) + "\n")

@@ -1,0 +1,151 @@
+"""The rule contract: metadata, a ``check`` per record, a ``finish`` per session."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mcplint import protocol
+from mcplint.excerpt import excerpt_of
+from mcplint.model import Finding, Kind, Record, Related, Severity
+
+if TYPE_CHECKING:
+    from mcplint.analyzer import Session
+
+REGISTRY: dict[str, type[Rule]] = {}
+
+_CODE = re.compile(r"^[A-Z]{2,4}\d{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+MESSAGES = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR})
+REQUESTS = frozenset({Kind.REQUEST})
+NOTIFICATIONS = frozenset({Kind.NOTIFICATION})
+RESPONSES = frozenset({Kind.RESULT, Kind.ERROR})
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the metadata and override hooks.
+
+    ``kinds`` and ``methods`` tell the engine which records to hand to :meth:`check`
+    (``methods`` of a response are the method of the request it answers); ``versions`` which
+    protocol revisions the rule applies to. ``party`` says who is at fault: ``"sender"`` (the
+    side that sent the record), ``"receiver"``, ``"client"``, ``"server"`` or ``"capture"``.
+    ``spec`` is the page and section cited, e.g. ``"basic/lifecycle §Initialization"``.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    level: ClassVar[str]  # MUST, SHOULD, SCHEMA, derived, heuristic, info
+    spec: ClassVar[str]
+    hint: ClassVar[str] = ""
+    party: ClassVar[str] = "sender"
+    confidence: ClassVar[str] = "high"
+    versions: ClassVar[frozenset[str]] = protocol.ALL
+    kinds: ClassVar[frozenset[Kind]] = frozenset()
+    methods: ClassVar[frozenset[str] | None] = None
+    default: ClassVar[bool] = True
+
+    # -- hooks -----------------------------------------------------------------------------
+    def check(self, record: Record, session: Session) -> Iterable[Finding]:
+        return ()
+
+    def finish(self, session: Session) -> Iterable[Finding]:
+        return ()
+
+    # -- helpers ---------------------------------------------------------------------------
+    def report(
+        self,
+        record: Record,
+        message: str,
+        *,
+        severity: Severity | None = None,
+        confidence: str | None = None,
+        party: str | None = None,
+        related: Iterable[tuple[Record | int, str]] = (),
+        hint: str | None = None,
+    ) -> Finding:
+        """Build a finding located at ``record``."""
+        session = record.session
+        version = record.version or (session.version if session is not None else None)
+        page, _, section = self.spec.partition(" §")
+        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+        cited = protocol.nearest_known(version) if version else None
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=severity or self.severity,
+            message=message,
+            path=record.path,
+            line=record.line,
+            confidence=confidence or self.confidence,
+            session=session.label if session is not None else None,
+            direction=record.direction.value if record.direction else None,
+            id=record.id if record.has_id else None,
+            method=record.effective_method,
+            party=self._party(record, party or self.party),
+            spec=f"{cited or 'MCP'} {self.spec} ({self.level})",
+            spec_url=protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else ""),
+            hint=hint if hint is not None else (self.hint or None),
+            excerpt=excerpt_of(record),
+            related=[Related(r.line if isinstance(r, Record) else r, note) for r, note in related],
+        )
+
+    @staticmethod
+    def _party(record: Record, party: str) -> str | None:
+        if party == "sender":
+            return record.direction.sender if record.direction else None
+        if party == "receiver":
+            return record.direction.other.sender if record.direction else None
+        return party
+
+    @classmethod
+    def summary(cls) -> str:
+        return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else cls.name
+
+
+def rule(cls: type[Rule]) -> type[Rule]:
+    """Register a rule class (unique code and name, well-formed metadata)."""
+    if not _CODE.match(cls.code):
+        raise ValueError(f"bad rule code {cls.code!r}")
+    if not _NAME.match(cls.name):
+        raise ValueError(f"bad rule name {cls.name!r}")
+    if cls.code in REGISTRY:
+        raise ValueError(f"duplicate rule code {cls.code}")
+    if any(r.name == cls.name for r in REGISTRY.values()):
+        raise ValueError(f"duplicate rule name {cls.name}")
+    if not cls.kinds and cls.check is Rule.check and cls.finish is Rule.finish:
+        raise ValueError(f"{cls.code} has neither check nor finish")
+    REGISTRY[cls.code] = cls
+    return cls
+
+
+def params_of(record: Record) -> dict[str, Any]:
+    """The record's ``params`` when it is an object, else an empty dict."""
+    params = record.params
+    return params if isinstance(params, dict) else {}
+
+
+def result_of(record: Record) -> Any:
+    msg = record.msg
+    return msg.get("result") if isinstance(msg, dict) else None
+
+
+def error_of(record: Record) -> Any:
+    msg = record.msg
+    return msg.get("error") if isinstance(msg, dict) else None
+
+
+def fmt_id(value: Any) -> str:
+    """An id as it appears on the wire (``1`` vs ``"1"``)."""
+    import orjson
+
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
+
+
+def findings(*items: Finding | None) -> Iterator[Finding]:
+    return (item for item in items if item is not None)

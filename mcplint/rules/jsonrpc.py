@@ -1,0 +1,428 @@
+"""JSON-RPC framing and ids (JR): the envelope every MCP message must respect."""
+
+from __future__ import annotations
+
+import re
+
+from mcplint import protocol
+from mcplint.model import Kind, Severity
+from mcplint.rules._base import (
+    MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, error_of, fmt_id, result_of, rule,
+)
+
+_BASIC = "basic §Messages"
+_RESPONSES = "basic §Responses"
+_REQUESTS = "basic §Requests"
+
+
+@rule
+class JsonrpcVersion(Rule):
+    """Checks that every message carries ``"jsonrpc": "2.0"``."""
+
+    code, name = "JR001", "jsonrpc-version"
+    severity, level, spec = Severity.ERROR, "MUST", _BASIC
+    kinds = MESSAGES
+    hint = 'Add "jsonrpc": "2.0" to every message.'
+
+    def check(self, record, session):
+        version = record.msg.get("jsonrpc", ...)
+        if version != "2.0":
+            shown = "missing" if version is ... else f"{fmt_id(version)}"
+            yield self.report(record, f'"jsonrpc" is {shown}; it must be the string "2.0"')
+
+
+@rule
+class UnparseableMessage(Rule):
+    """Checks for lines that look like JSON but do not parse, and JSON values that are no message."""
+
+    code, name = "JR002", "unparseable-message"
+    severity, level, spec = Severity.ERROR, "MUST", _BASIC
+    kinds = frozenset({Kind.MALFORMED, Kind.INVALID})
+    hint = "Send one complete JSON object per message; the receiver answers -32700 otherwise."
+
+    def check(self, record, session):
+        if record.kind is Kind.INVALID:
+            if isinstance(record.msg, dict):
+                return  # an object of the wrong shape is JR003
+            yield self.report(record, f"Message is not a JSON object: {record.error}")
+            return
+        if "envelope" in record.flags:
+            yield self.report(record, f"Unreadable capture record: {record.error}", party="capture",
+                              hint="Fix the capture file; each line must be a capture record.")
+            return
+        yield self.report(record, f"Message is not valid JSON ({record.error})")
+
+
+@rule
+class AmbiguousMessageShape(Rule):
+    """Checks for objects that are neither a request, a notification nor a response."""
+
+    code, name = "JR003", "ambiguous-message-shape"
+    severity, level, spec = Severity.ERROR, "MUST", _BASIC
+    kinds = frozenset({Kind.INVALID})
+    hint = "A message has method (+id for requests) or id with exactly one of result/error."
+
+    def check(self, record, session):
+        if isinstance(record.msg, dict):
+            yield self.report(record, f"Object is not a JSON-RPC message: {record.error}")
+
+
+@rule
+class RequestIdNull(Rule):
+    """Checks for requests whose ``id`` is ``null``."""
+
+    code, name = "JR004", "request-id-null"
+    severity, level, spec = Severity.ERROR, "MUST NOT", _REQUESTS
+    kinds = REQUESTS
+    hint = "Use a string or integer id; MCP forbids null request ids."
+
+    def check(self, record, session):
+        if record.id is None:
+            yield self.report(record, f"Request {record.method!r} has a null id")
+
+
+@rule
+class RequestIdType(Rule):
+    """Checks for request ids that are neither a string nor an integer."""
+
+    code, name = "JR005", "request-id-type"
+    severity, level, spec = Severity.ERROR, "MUST", _REQUESTS
+    kinds = REQUESTS
+    hint = "Use a string or an integer (no fraction, no boolean) as request id."
+
+    def check(self, record, session):
+        value = record.id
+        if value is not None and type(value) not in (int, str):
+            yield self.report(record, f"Request id {fmt_id(value)} is a {type(value).__name__}, "
+                                      "not a string or integer")
+
+
+@rule
+class RequestIdReused(Rule):
+    """Checks for a sender reusing one of its own request ids."""
+
+    code, name = "JR006", "request-id-reused"
+    severity, level, spec = Severity.ERROR, "MUST NOT", _REQUESTS
+    kinds = REQUESTS
+    hint = "Never reuse a request id within a session (2026-07-28: while it is outstanding)."
+
+    def check(self, record, session):
+        if record.direction is None or record.id is None or type(record.id) not in (int, str):
+            return
+        earlier = session.find_request(record.direction, record.id)
+        if earlier is None:
+            return
+        if session.modern and not earlier.pending:
+            return  # 2026-07-28 only forbids ids equal to an outstanding request
+        state = "still unanswered" if earlier.pending else "already used"
+        yield self.report(
+            record,
+            f"{record.direction.sender.capitalize()} reused request id {fmt_id(record.id)} "
+            f"({state}, first sent with {earlier.record.method!r})",
+            related=[(earlier.record, "first request with this id")],
+        )
+
+
+@rule
+class ParamsNotObject(Rule):
+    """Checks for ``params`` that is present but not a JSON object."""
+
+    code, name = "JR007", "params-not-object"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _REQUESTS
+    kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    hint = "MCP params are always an object (JSON-RPC positional arrays are not used)."
+
+    def check(self, record, session):
+        if "params" in record.msg and not isinstance(record.msg["params"], dict):
+            yield self.report(record, f"params of {record.method!r} is "
+                                      f"{type(record.msg['params']).__name__}, not an object")
+
+
+@rule
+class NotificationWithId(Rule):
+    """Checks for notification methods sent with an ``id``."""
+
+    code, name = "JR008", "notification-with-id"
+    severity, level, spec = Severity.ERROR, "MUST NOT", "basic §Notifications"
+    kinds = REQUESTS
+    methods = protocol.NOTIFICATION_METHODS
+    hint = "Drop the id: notifications are one-way and must not be answered."
+
+    def check(self, record, session):
+        yield self.report(record, f"Notification {record.method!r} was sent with id "
+                                  f"{fmt_id(record.id)}, making it a request")
+
+
+@rule
+class RequestSentAsNotification(Rule):
+    """Checks for request methods sent without an ``id``."""
+
+    code, name = "JR009", "request-sent-as-notification"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _REQUESTS
+    kinds = NOTIFICATIONS
+    methods = protocol.REQUEST_METHODS
+    hint = "Give the request an id so that its response can be correlated."
+
+    def check(self, record, session):
+        yield self.report(record, f"Request method {record.method!r} was sent without an id; "
+                                  "no response can be matched to it")
+
+
+@rule
+class ResponseToNotification(Rule):
+    """Checks for success responses that answer no request (typically a notification)."""
+
+    code, name = "JR010", "response-to-notification"
+    severity, level, spec = Severity.ERROR, "MUST NOT", "basic §Notifications"
+    kinds = frozenset({Kind.RESULT})
+    hint = "Do not answer notifications; only requests (messages with an id) get responses."
+
+    def check(self, record, session):
+        if record.answer != "no-id":
+            return
+        previous = session.last_record
+        related = []
+        if previous is not None and previous.kind is Kind.NOTIFICATION and previous.direction != record.direction:
+            related.append((previous, f"notification {previous.method!r}"))
+        yield self.report(record, "Result without an id answers no request"
+                          + (f" (it follows notification {previous.method!r})" if related else ""),
+                          related=related)
+
+
+@rule
+class ResponseUnknownId(Rule):
+    """Checks for responses whose id matches no request the peer sent."""
+
+    code, name = "JR011", "response-unknown-id"
+    severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
+    kinds = RESPONSES
+    hint = "Answer with exactly the id of the request (same value and type)."
+
+    def check(self, record, session):
+        if record.answer == "unknown":
+            peer = record.direction.other.sender
+            yield self.report(record, f"Response id {fmt_id(record.id)} matches no request the {peer} sent",
+                              confidence="low" if session.midstream else None)
+        elif record.answer == "own-id":
+            yield self.report(record, f"Response id {fmt_id(record.id)} matches a request of the "
+                                      f"{record.direction.sender} itself, not of the {record.direction.other.sender}")
+
+
+@rule
+class ResponseIdTypeMismatch(Rule):
+    """Checks for responses whose id equals the request's id in value but not in type."""
+
+    code, name = "JR012", "response-id-type-mismatch"
+    severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
+    kinds = RESPONSES
+    hint = "Echo the id unchanged: 1 and \"1\" are different ids."
+
+    def check(self, record, session):
+        if record.answer == "type-mismatch":
+            yield self.report(record, f"Response id {fmt_id(record.id)} has the wrong type: the request "
+                                      f"used {fmt_id(record.request.id)}",
+                              related=[(record.request, "request")])
+
+
+@rule
+class DuplicateResponse(Rule):
+    """Checks for a second response to an already answered request."""
+
+    code, name = "JR013", "duplicate-response"
+    severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
+    kinds = RESPONSES
+    hint = "Send exactly one response per request."
+
+    def check(self, record, session):
+        if record.answer == "duplicate":
+            entry = session.find_request(record.direction.other, record.id)
+            yield self.report(record, f"Request {fmt_id(record.id)} ({record.request.method!r}) was already answered",
+                              related=[(record.request, "request"), (entry.response, "first response")])
+
+
+@rule
+class ResultAndError(Rule):
+    """Checks for responses that carry both ``result`` and ``error``."""
+
+    code, name = "JR014", "result-and-error"
+    severity, level, spec = Severity.ERROR, "MUST NOT", _RESPONSES
+    kinds = frozenset({Kind.RESULT})
+    hint = "A response has either result or error, never both."
+
+    def check(self, record, session):
+        if "error" in record.msg:
+            yield self.report(record, "Response carries both result and error")
+
+
+@rule
+class ResultNotObject(Rule):
+    """Checks for ``result`` members that are not JSON objects."""
+
+    code, name = "JR015", "result-not-object"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _RESPONSES
+    kinds = frozenset({Kind.RESULT})
+    hint = "Return an object, at least {} for an empty result."
+
+    def check(self, record, session):
+        result = result_of(record)
+        if not isinstance(result, dict):
+            shown = "null" if result is None else type(result).__name__
+            yield self.report(record, f"result is {shown}, not an object")
+
+
+@rule
+class ErrorObjectShape(Rule):
+    """Checks that ``error`` is an object with an integer ``code`` and a string ``message``."""
+
+    code, name = "JR016", "error-object-shape"
+    severity, level, spec = Severity.ERROR, "MUST", "basic §Error Responses"
+    kinds = frozenset({Kind.ERROR, Kind.RESULT})
+    hint = 'Use {"code": <integer>, "message": "<text>"} with optional "data".'
+
+    def check(self, record, session):
+        if "error" not in record.msg:
+            return
+        error = error_of(record)
+        if not isinstance(error, dict):
+            yield self.report(record, f"error is {type(error).__name__ if error is not None else 'null'}, not an object")
+            return
+        problems = []
+        code = error.get("code")
+        if "code" not in error:
+            problems.append("code is missing")
+        elif type(code) is not int:
+            problems.append(f"code {fmt_id(code)} is not an integer")
+        if "message" not in error:
+            problems.append("message is missing")
+        elif not isinstance(error["message"], str):
+            problems.append("message is not a string")
+        if problems:
+            yield self.report(record, "Malformed error object: " + "; ".join(problems))
+
+
+@rule
+class ErrorResponseId(Rule):
+    """Checks for error responses without an id where the request's id was readable."""
+
+    code, name = "JR017", "error-response-id"
+    severity, level, spec = Severity.ERROR, "MUST", "basic §Error Responses"
+    kinds = frozenset({Kind.ERROR})
+    confidence = "low"
+    hint = "Copy the request's id into the error; only unreadable requests get a null/absent id."
+
+    def check(self, record, session):
+        if record.answer != "no-id":
+            return
+        error = error_of(record)
+        code = error.get("code") if isinstance(error, dict) else None
+        if code in (-32700, -32600):
+            return  # parse error / invalid request: the id could not be read
+        yield self.report(record, f"Error response (code {fmt_id(code)}) has "
+                                  f"{'a null' if record.has_id else 'no'} id although it does not "
+                                  "report an unreadable request")
+
+
+@rule
+class BatchNotAllowed(Rule):
+    """Checks for JSON-RPC batches outside revision 2025-03-26."""
+
+    code, name = "JR018", "batch-not-allowed"
+    severity, level, spec = Severity.ERROR, "MUST", "basic/transports §stdio"
+    kinds = frozenset({Kind.BATCH})
+    hint = "Send each message on its own line; batching existed only in 2025-03-26."
+
+    def check(self, record, session):
+        version = record.version
+        if version == protocol.V2025_03_26:
+            return
+        if version == protocol.V2024_11_05:
+            yield self.report(record, "JSON-RPC batch in a 2024-11-05 session (batches are not defined there)",
+                              severity=Severity.WARNING)
+        elif version is None:
+            yield self.report(record, "JSON-RPC batch; batches are allowed only in 2025-03-26",
+                              severity=Severity.WARNING, confidence="low")
+        else:
+            yield self.report(record, f"JSON-RPC batch in a {version} session; batching was removed in 2025-06-18")
+
+
+@rule
+class BatchContents(Rule):
+    """Checks that a 2025-03-26 batch is non-empty and does not mix requests with responses."""
+
+    code, name = "JR019", "batch-contents"
+    severity, level, spec = Severity.ERROR, "MUST", "basic §Batching"
+    versions = frozenset({protocol.V2025_03_26})
+    kinds = frozenset({Kind.BATCH})
+    hint = "A batch holds either requests/notifications or responses, and at least one."
+
+    def check(self, record, session):
+        if not record.children:
+            yield self.report(record, "Empty batch []")
+            return
+        calls = any(c.kind in (Kind.REQUEST, Kind.NOTIFICATION) for c in record.children)
+        answers = any(c.kind in (Kind.RESULT, Kind.ERROR) for c in record.children)
+        if calls and answers:
+            yield self.report(record, "Batch mixes requests/notifications with responses")
+
+
+_NOT_FOUND = re.compile(r"(?i)not found|unknown method|no such method|not supported|unsupported|not implemented")
+
+
+@rule
+class UnknownMethodHandling(Rule):
+    """Checks that a request for a method the receiver lacks is refused with -32601."""
+
+    code, name = "JR020", "unknown-method-handling"
+    severity, level, spec = Severity.INFO, "SHOULD", "basic §Error Responses"
+    kinds = frozenset({Kind.ERROR})
+    confidence = "low"
+    hint = "Answer requests for unimplemented methods with -32601 (Method not found)."
+
+    def check(self, record, session):
+        request = record.request
+        if request is None or request.method is None:
+            return
+        spec = protocol.METHODS.get(request.method)
+        version = protocol.nearest_known(record.version)
+        if spec is not None and (version is None or version in spec.versions):
+            return  # a method of the revision in effect: refusing it is another matter
+        error = error_of(record)
+        if not isinstance(error, dict) or error.get("code") == -32601:
+            return
+        if _NOT_FOUND.search(str(error.get("message", ""))):
+            yield self.report(record, f"Unknown method {request.method!r} refused with code "
+                                      f"{fmt_id(error.get('code'))} instead of -32601",
+                              related=[(request, "request")])
+
+
+@rule
+class ReservedRpcMethod(Rule):
+    """Checks for method names starting with ``rpc.``, which JSON-RPC reserves."""
+
+    code, name = "JR021", "reserved-rpc-method"
+    severity, level, spec = Severity.ERROR, "MUST NOT", _BASIC
+    kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    hint = "Pick a method name outside the reserved rpc. namespace."
+
+    def check(self, record, session):
+        if record.method.startswith("rpc."):
+            yield self.report(record, f"Method {record.method!r} uses the reserved 'rpc.' prefix")
+
+
+@rule
+class ErrorMessageConcise(Rule):
+    """Checks for error messages that are multi-line or very long."""
+
+    code, name = "JR022", "error-message-concise"
+    severity, level, spec = Severity.INFO, "SHOULD", "basic §Error Responses"
+    kinds = frozenset({Kind.ERROR})
+    hint = "Keep error.message to one short sentence; put details (tracebacks) in error.data."
+
+    LIMIT = 300
+
+    def check(self, record, session):
+        error = error_of(record)
+        message = error.get("message") if isinstance(error, dict) else None
+        if isinstance(message, str) and ("\n" in message.strip() or len(message) > self.LIMIT):
+            why = "spans several lines" if "\n" in message.strip() else f"is {len(message)} characters long"
+            yield self.report(record, f"error.message {why}")

@@ -1,0 +1,41 @@
+"""Rule selection: codes, prefixes, names and ``ALL``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mcplint.rules import load
+from mcplint.rules._base import Rule
+
+
+class SelectionError(ValueError):
+    pass
+
+
+def resolve(selector: str) -> set[str]:
+    """Codes matched by one selector: ``JR004``, ``JR``, ``CAP0``, ``request-id-null`` or ``ALL``."""
+    registry = load()
+    selector = selector.strip()
+    if selector.upper() == "ALL":
+        return set(registry)
+    by_name = {cls.name: code for code, cls in registry.items()}
+    if selector in by_name:
+        return {by_name[selector]}
+    matched = {code for code in registry if code.startswith(selector.upper())}
+    if not matched:
+        raise SelectionError(f"unknown rule selector {selector!r}")
+    return matched
+
+
+def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:
+    registry = load()
+    chosen = set()
+    select = list(select)
+    if select:
+        for item in select:
+            chosen |= resolve(item)
+    else:
+        chosen = {code for code, cls in registry.items() if cls.default}
+    for item in ignore:
+        chosen -= resolve(item)
+    return [registry[code]() for code in sorted(chosen)]
