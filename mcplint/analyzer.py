@@ -109,6 +109,7 @@ class Session:
     tokens: dict[Direction, dict] = field(default_factory=lambda: {Direction.C2S: {}, Direction.S2C: {}})
     finished_tokens: dict[Direction, Bounded] = field(default_factory=lambda: {
         Direction.C2S: Bounded(10_000), Direction.S2C: Bounded(10_000)})
+    undirected: Bounded = field(default_factory=lambda: Bounded(MAX_PENDING))  # requests of unknown sender
     tools: ToolCatalog = field(default_factory=ToolCatalog)
     messages: int = 0
     last_record: Record | None = None
@@ -238,6 +239,8 @@ class Analyzer:
             owner = self._owner_of(session, record.id)
             if owner is not None:
                 return owner.other
+            if id_key(record.id) in session.undirected:
+                return None  # answers a request whose sender is unknown (e.g. ping)
             return Direction.S2C if not self.server_requests_seen else None
         return None
 
@@ -326,7 +329,12 @@ class Analyzer:
             record.answer = "no-id"
             return
         if direction is None:
-            record.answer = "unknown-direction"
+            entry = session.undirected.get(id_key(record.id))
+            if entry is not None:
+                record.request = entry.record
+                record.answer = "duplicate" if entry.response is not None else "ok"
+            else:
+                record.answer = "unknown-direction"
             return
         asker = direction.other
         key = id_key(record.id)
@@ -361,6 +369,8 @@ class Analyzer:
         kind = record.kind
         if kind is Kind.REQUEST and direction is not None:
             self._commit_request(record, session, direction)
+        elif kind is Kind.REQUEST and record.has_id:
+            session.undirected[id_key(record.id)] = RequestEntry(record)
         elif kind is Kind.RESULT or kind is Kind.ERROR:
             self._commit_response(record, session)
         elif kind is Kind.NOTIFICATION and direction is not None:
@@ -397,7 +407,11 @@ class Analyzer:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
 
     def _commit_response(self, record: Record, session: Session) -> None:
-        if record.answer not in ("ok", "after-cancel") or record.direction is None:
+        if record.direction is None:
+            if record.answer == "ok":
+                session.undirected[id_key(record.id)].response = record
+            return
+        if record.answer not in ("ok", "after-cancel"):
             return
         asker = record.direction.other
         key = id_key(record.id)

@@ -33,8 +33,7 @@ class Engine:
                 else:
                     for method in rule.methods:
                         self._by_method.setdefault((kind, method), []).append(rule)
-        self._dispatch: dict[tuple[Kind, str | None], tuple[Rule, ...]] = {}
-        self._applies: dict[tuple[str, str | None, bool], bool] = {}
+        self._dispatch: dict[tuple, tuple[Rule, ...]] = {}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
 
     # -- public API ------------------------------------------------------------------------
@@ -60,47 +59,43 @@ class Engine:
                 yield from self._finish(session)
 
     # -- internals -------------------------------------------------------------------------
-    def _rules_for(self, kind: Kind, method: str | None) -> tuple[Rule, ...]:
-        key = (kind, method)
+    def _rules_for(self, kind: Kind, method: str | None, version: str | None,
+                   modern: bool) -> tuple[Rule, ...]:
+        """Rules interested in this kind and method that apply to this revision (cached)."""
+        key = (kind, method, version, modern)
         rules = self._dispatch.get(key)
         if rules is None:
-            chosen = list(self._any_method.get(kind, ()))
+            if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
+                self._dispatch.clear()
+            chosen = set(self._any_method.get(kind, ()))
             if method is not None:
-                chosen += self._by_method.get((kind, method), ())
-            rules = self._dispatch[key] = tuple(sorted(set(chosen), key=lambda r: r.code))
+                chosen.update(self._by_method.get((kind, method), ()))
+            rules = self._dispatch[key] = tuple(sorted(
+                (r for r in chosen if self.applies(r, version, modern)), key=lambda r: r.code))
         return rules
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
-        key = (rule.code, version, modern)
-        answer = self._applies.get(key)
-        if answer is None:
-            known = protocol.nearest_known(version)
-            if known is None:
-                era = protocol.MODERN if modern else protocol.LEGACY
-                answer = bool(rule.versions & era)
-            else:
-                answer = known in rule.versions
-            self._applies[key] = answer
-        return answer
+        """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""
+        known = protocol.nearest_known(version)
+        if known is None:
+            return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
+        return known in rule.versions
 
     def _check(self, record: Record, session: Session) -> Iterator[Finding]:
-        rules = self._rules_for(record.kind, record.effective_method)
-        if not rules:
-            return
-        version = record.version
-        modern = session.modern
-        for rule in rules:
-            if self.applies(rule, version, modern):
-                yield from rule.check(record, session)
+        for rule in self._rules_for(record.kind, record.effective_method, record.version, session.modern):
+            yield from rule.check(record, session)
 
-    def _record(self, record: Record, analyzer: Analyzer) -> Iterator[Finding]:
+    def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         session = analyzer.observe(record)
-        yield from self._check(record, session)
+        found: list[Finding] = []
+        for rule in self._rules_for(record.kind, record.effective_method, record.version, session.modern):
+            found.extend(rule.check(record, session))
         for child in record.children:
             analyzer.observe(child)
-            yield from self._check(child, session)
+            found.extend(self._check(child, session))
             analyzer.commit(child)
         analyzer.commit(record)
+        return found
 
     def _finish(self, session: Session) -> Iterator[Finding]:
         for rule in self._finishers:

@@ -1,0 +1,68 @@
+"""Parse rule pages (``rules/<CODE>-<name>.md``) into sections and annotated transcripts."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcplint.engine import Engine
+from mcplint.model import Finding
+from mcplint.parse import Parser
+from mcplint.readers import read_transcript, iter_lines
+
+RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+_FENCE = re.compile(r"^```transcript[^\n]*\n(.*?)^```", re.S | re.M)
+_EXPECT = re.compile(r"\s{2,}#\s*(error|warning|info):\s*\[([A-Za-z0-9_, -]*)\]\s*$")
+_SECTION = re.compile(r"^## (.+?)\s*$", re.M)
+
+
+@dataclass
+class Example:
+    section: str
+    text: str
+    # (line, code) -> severity
+    expected: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    @property
+    def codes(self) -> set[str]:
+        return {code for _, code in self.expected}
+
+
+@dataclass
+class Page:
+    path: Path
+    title: str
+    sections: dict[str, str]
+    examples: list[Example]
+
+
+def parse_page(path: Path) -> Page:
+    text = path.read_text(encoding="utf-8")
+    title = text.splitlines()[0] if text else ""
+    sections: dict[str, str] = {}
+    matches = list(_SECTION.finditer(text))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        sections[match.group(1)] = text[match.end():end]
+    examples = []
+    for name in ("Example", "Use instead"):
+        for block in _FENCE.finditer(sections.get(name, "")):
+            example = Example(name, block.group(1))
+            for number, line in enumerate(example.text.splitlines(), 1):
+                expect = _EXPECT.search(line)
+                if expect:
+                    for code in expect.group(2).split(","):
+                        if code.strip():
+                            example.expected[(number, code.strip())] = expect.group(1)
+            examples.append(example)
+    return Page(path, title, sections, examples)
+
+
+def run_transcript(text: str, engine: Engine | None = None) -> list[Finding]:
+    """Lint a transcript snippet with every rule."""
+    engine = engine or Engine()
+    frames = read_transcript(iter_lines(io.BytesIO(text.encode("utf-8"))))
+    return list(engine.lint_records(Parser("<example>").records(frames), "<example>"))

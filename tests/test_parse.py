@@ -1,0 +1,112 @@
+"""The parser is total: every line becomes exactly one record, and nothing raises."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcplint.engine import Engine
+from mcplint.model import Kind
+from mcplint.parse import Parser
+from mcplint.readers import open_frames
+
+ENGINE = Engine()
+
+
+def records_of(data: bytes, fmt: str = "auto"):
+    _, frames = open_frames(io.BytesIO(data), fmt)
+    return list(Parser("<t>").records(frames))
+
+
+def lint(data: bytes, fmt: str = "auto"):
+    return list(ENGINE.lint_stream(io.BytesIO(data), "<t>", fmt))
+
+
+def line_count(data: bytes) -> int:
+    return len(data.split(b"\n")) - (1 if data.endswith(b"\n") else 0) if data else 0
+
+
+def test_classification():
+    lines = [
+        b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","id":1,"result":{}}',
+        b'{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}',
+        b'[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+        b'{"jsonrpc":"2.0","id":3}',
+        b'{"jsonrpc":"2.0","id":3,"method":"ping"',
+        b"Server running on stdio",
+        b'{"jsonrpc":"2.0","id":4,"result":{}}{"jsonrpc":"2.0","id":5,"result":{}}',
+        b"42",
+    ]
+    kinds = [r.kind for r in records_of(b"\n".join(lines))]
+    assert kinds == [Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR, Kind.BATCH, Kind.INVALID,
+                     Kind.MALFORMED, Kind.TEXT, Kind.MULTI, Kind.INVALID]
+
+
+def test_pretty_printed_message_is_reassembled():
+    data = b'{\n  "jsonrpc": "2.0",\n  "id": 1,\n  "result": {}\n}\n'
+    records = records_of(data)
+    assert [r.kind for r in records] == [Kind.RESULT] + [Kind.CONTINUATION] * 4
+    assert records[0].span == 5 and "multiline" in records[0].flags
+    assert all(r.continues == 1 for r in records[1:])
+
+
+def test_encodings_are_flagged_not_fatal():
+    records = records_of(b'{"jsonrpc":"2.0","id":1,"result":{"t":"caf\xe9"}}\r\n\xef\xbb\xbf{"a":1}\n')
+    assert "invalid_utf8" in records[0].flags and "crlf" in records[0].flags
+    assert records[0].kind is Kind.RESULT
+    assert "bom" in records[1].flags
+
+
+def test_capture_format_and_transcript_are_sniffed():
+    capture = b'{"ts":"2026-01-01T00:00:00Z","dir":"c2s","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}"}\n'
+    fmt, _ = open_frames(io.BytesIO(capture))
+    assert fmt == "capture"
+    fmt, _ = open_frames(io.BytesIO(b'# x\nC->S {"jsonrpc":"2.0","id":1,"method":"ping"}\n'))
+    assert fmt == "transcript"
+    record = records_of(capture)[0]
+    assert record.direction.value == "c2s" and record.direction_observed and record.t is not None
+
+
+def test_deep_nesting_and_huge_values_do_not_crash():
+    deep = b"[" * 100_000 + b"]" * 100_000
+    records = records_of(deep + b"\n" + b'{"a":"' + b"x" * 5_000_000 + b'"}\n')
+    assert len(records) == 2
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "code", "message",
+                         "_meta", "progressToken", "requestId", "capabilities", "protocolVersion", "x"]),
+        children, max_size=6),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.binary(max_size=200), max_size=20))
+def test_arbitrary_bytes_never_crash_and_keep_line_count(chunks):
+    data = b"\n".join(c.replace(b"\n", b"") for c in chunks)
+    assert len(records_of(data, "jsonl")) == line_count(data)
+    lint(data)
+    lint(data, "transcript")
+    lint(data, "capture")
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(json_values, max_size=15), st.lists(st.sampled_from(["", "C→S ", "S→C "]), min_size=15, max_size=15))
+def test_arbitrary_json_never_crashes_the_engine(values, arrows):
+    lines = [orjson.dumps(v) for v in values]
+    data = b"\n".join(lines)
+    assert len(records_of(data, "jsonl")) == line_count(data)
+    lint(data, "jsonl")
+    transcript = b"\n".join(a.encode() + line for a, line in zip(arrows, lines))
+    lint(transcript, "transcript")
+    capture = b"\n".join(orjson.dumps({"dir": "c2s" if a.startswith("C") else "s2c", "msg": v})
+                         for a, v in zip(arrows, values))
+    lint(capture, "capture")
