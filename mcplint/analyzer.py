@@ -114,6 +114,7 @@ class Session:
     messages: int = 0
     last_record: Record | None = None
     state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
+    file_state: dict = field(default_factory=dict)  # shared by all sessions of one input file
 
     # -- questions rules ask ------------------------------------------------------------
     @property
@@ -180,11 +181,13 @@ class Analyzer:
         self.closed: list[Session] = []
         self.ordinal = 0
         self.server_requests_seen = False
+        self.file_state: dict = {}  # cross-session facts of this file (Session.file_state)
 
     # -- session routing ----------------------------------------------------------------
     def _new_session(self, label: str | None = None, explicit: bool = False) -> Session:
         self.ordinal += 1
-        session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit)
+        session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit,
+                          file_state=self.file_state)
         session.version = self.protocol_version
         self.sessions[session.label] = session
         return session
@@ -418,11 +421,12 @@ class Analyzer:
         entry = session.requests[asker][key]
         entry.response = record
         session.pending[asker].pop(key, None)
+        result = record.msg.get("result") if record.kind is Kind.RESULT else None
+        if isinstance(result, dict) and isinstance(result.get("task"), dict):
+            entry.task = True  # answered with a CreateTaskResult (2025-11-25), token or not
         if entry.token is not None:
             session.tokens[asker].pop(entry.token, None)
-            result = record.msg.get("result") if record.kind is Kind.RESULT else None
-            if isinstance(result, dict) and isinstance(result.get("task"), dict):
-                entry.task = True  # task-augmented: the token stays live (2025-11-25)
+            if entry.task:  # task-augmented: the token stays live (2025-11-25)
                 session.tokens[asker][entry.token] = entry
             else:
                 session.finished_tokens[asker][entry.token] = entry

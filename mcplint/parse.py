@@ -43,29 +43,45 @@ class Frame:
     error: str | None = None
 
 
+def _utf16(data: bytes) -> str | None:
+    """Decode ``data`` when it is UTF-16 text (BOM, or every other byte NUL), else None."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        codec = "utf-16"
+    else:
+        body = data.strip(b"\x00") if len(data) % 2 else data
+        if len(body) < 2 or len(body) % 2:
+            return None
+        if body[1::2].count(0) == len(body) // 2:
+            codec, data = "utf-16-le", body
+        elif body[0::2].count(0) == len(body) // 2:
+            codec, data = "utf-16-be", body
+        else:
+            return None
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError:
+        return None
+
+
 def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
     """Decode one line, flagging what a strict UTF-8 reader would reject (IO005/IO006)."""
     flags: set[str] = set()
     if data.endswith(b"\r"):
         data = data[:-1]
         flags.add("crlf")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and b"\x00" in data):
-            flags.add("utf16")
-            try:
-                text = data.decode("utf-16")
-            except UnicodeDecodeError:
-                text = data.decode("utf-8", "replace")
-                flags.add("invalid_utf8")
-        else:
+    text = _utf16(data) if (b"\x00" in data or data[:2] in (b"\xff\xfe", b"\xfe\xff")) else None
+    if text is not None:
+        flags.add("utf16")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
             text = data.decode("utf-8", "replace")
             flags.add("invalid_utf8")
     if text.startswith("\ufeff"):
         text = text[1:]
         flags.add("bom")
-    if "\x00" in text and "utf16" not in flags:
+    if "\x00" in text:
         flags.add("nul")
     return text, frozenset(flags)
 
@@ -148,9 +164,18 @@ def _split_values(text: str, first_end: int) -> list[Any] | None:
     return None
 
 
+_JSON_SECOND = frozenset('{["-0123456789tfn]} \t')
+
+
 def _looks_like_json(text: str) -> bool:
+    """A line that starts like a JSON object or array (``[INFO] x`` and ``{x}`` do not)."""
     stripped = text.lstrip()
-    return stripped[:1] in ("{", "[")
+    if stripped[:1] == "{":
+        rest = stripped[1:].lstrip()
+        return not rest or rest[0] in '"}\''
+    if stripped[:1] == "[":
+        return len(stripped) == 1 or stripped[1] in _JSON_SECOND
+    return False
 
 
 class Parser:

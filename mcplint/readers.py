@@ -81,8 +81,8 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             yield _oversized(number, data)
             continue
         text, flags = decode_line(data)
-        if not text.strip():
-            yield Frame(number, text, kind=Kind.TEXT, flags=flags, observed=False)
+        if not text.strip():  # a blank line of the capture file, not of the traffic
+            yield Frame(number, text, kind=Kind.COMMENT, flags=flags, observed=False)
             continue
         try:
             envelope = orjson.loads(text)
@@ -104,16 +104,22 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                         observed=False, **common)
             continue
         direction = _DIRS[envelope["dir"]]
+        # CRLF, BOM, UTF-16 of the capture file itself say nothing about the traffic (IO005/IO006)
+        wire_flags = flags & {"invalid_utf8"}
         if "raw" in envelope and isinstance(envelope["raw"], str):
             raw = envelope["raw"]
-            raw_flags = flags
+            raw_flags = wire_flags
             if raw.endswith("\r"):
-                raw, raw_flags = raw[:-1], flags | {"crlf"}
+                raw, raw_flags = raw[:-1], raw_flags | {"crlf"}
+            if raw.startswith("\ufeff"):
+                raw, raw_flags = raw[1:], raw_flags | {"bom"}
+            if "\x00" in raw:
+                raw_flags = raw_flags | {"nul"}
             yield Frame(number, raw, direction=direction, flags=raw_flags, **common)
         elif "msg" in envelope:
             msg = envelope["msg"]
             yield Frame(number, orjson.dumps(msg).decode(), direction=direction, msg=msg,
-                        flags=flags, **common)
+                        flags=wire_flags, **common)
         else:
             yield Frame(number, text, direction=direction, kind=Kind.MALFORMED, flags=flags | {"envelope"},
                         error='capture record has neither "raw" (string) nor "msg"', **common)
@@ -183,7 +189,7 @@ def sniff(head: list[bytes]) -> str:
     """Name the format of a file from its first lines."""
     arrows = plain = 0
     for data in head:
-        text = data.decode("utf-8", "replace").strip()
+        text = data.decode("utf-8", "replace").lstrip("\ufeff").strip()
         if not text or text.startswith("#"):
             continue
         if _ARROW.match(text):

@@ -1,1 +1,211 @@
-"""Placeholder: filled in below."""
+"""Cancellation (CN): ``notifications/cancelled`` and what may follow it.
+
+A party cancels one of *its own* requests by id; the receiver should stop working on it and
+(2026-07-28: must) not answer it. The analyzer sets ``RequestEntry.cancel`` when a pending
+request is cancelled by its sender, and marks a later response ``answer == "after-cancel"``.
+Cancelling ``initialize`` is ``LC014``; cancelling a task is ``CN004`` (2025-11-25).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplint import protocol
+from mcplint.analyzer import RequestEntry, _alternate_key
+from mcplint.model import Direction, Kind, Record, Severity
+from mcplint.rules._base import NOTIFICATIONS, RESPONSES, Rule, fmt_id, params_of, rule
+from mcplint.rules.progress import cite_modern
+
+CANCELLED = "notifications/cancelled"
+_BEHAVIOR = "basic/utilities/cancellation §Behavior Requirements"
+#: Seconds within which a response and a cancellation crossing each other count as a race.
+GRACE_SECONDS = 1.0
+
+
+def revision(record: Record, session) -> str | None:
+    """The known revision in effect for ``record`` (2026-07-28 when the session is modern)."""
+    known = protocol.nearest_known(record.version)
+    if known is None and session.modern:
+        return protocol.V2026_07_28
+    return known
+
+
+def cancel_target(record: Record, session) -> tuple[bool, Any, RequestEntry | None]:
+    """``(present, requestId, entry)``: the request the cancelling side says it cancels."""
+    params = params_of(record)
+    if "requestId" not in params:
+        return False, None, None
+    request_id = params["requestId"]
+    if record.direction is None:
+        return True, request_id, None
+    return True, request_id, session.find_request(record.direction, request_id)
+
+
+def cancels_task(record: Record, entry: RequestEntry | None) -> bool:
+    """A 2025-11-25 cancellation of a request that already became a task (CN004's case)."""
+    return entry is not None and entry.task and protocol.nearest_known(record.version) == protocol.V2025_11_25
+
+
+def seconds_between(earlier: Record | None, later: Record) -> float | None:
+    if earlier is None or earlier.t is None or later.t is None:
+        return None
+    return later.t - earlier.t
+
+
+class CancelRule(Rule):
+    """Base of the rules that judge a ``notifications/cancelled``."""
+
+    kinds = NOTIFICATIONS
+    methods = frozenset({CANCELLED})
+
+    def report(self, record, message, **kwargs):
+        return cite_modern(super().report(record, message, **kwargs), record)
+
+
+@rule
+class CancelUnknownOrWrongDirection(CancelRule):
+    """Checks that a cancellation names a request that its sender issued."""
+
+    code, name = "CN001", "cancel-unknown-or-wrong-direction"
+    severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    hint = "Cancel only your own requests, by their exact id (same value and type)."
+
+    def check(self, record, session):
+        present, request_id, entry = cancel_target(record, session)
+        if not present or entry is not None or record.direction is None:
+            return
+        sender, peer = record.direction.sender, record.direction.other.sender
+        theirs = session.find_request(record.direction.other, request_id)
+        modern = revision(record, session) in protocol.MODERN
+        if modern and record.direction is Direction.S2C:
+            if theirs is not None:
+                return  # 2026-07-28 server teardown of a client request: CN007 judges which ones
+            sender = "client"  # 2026-07-28: the id must be one "the client previously issued"
+        low = "low" if session.midstream else None
+        if theirs is not None:
+            yield self.report(
+                record,
+                f"The {sender} cancelled request {fmt_id(request_id)}, which the {peer} sent; "
+                f"a party may only cancel requests it issued itself",
+                confidence=low, related=[(theirs.record, f"{peer}'s request with this id")])
+            return
+        owner = Direction.C2S if sender == "client" else Direction.S2C
+        alt = _alternate_key(request_id)
+        note = ""
+        if alt is not None and alt in session.requests[owner]:
+            other = session.requests[owner][alt].record
+            note = f" (request {fmt_id(other.id)} exists: ids are type-exact)"
+        yield self.report(
+            record, f"requestId {fmt_id(request_id)} is not the id of any request the {sender} sent{note}",
+            confidence=low)
+
+
+@rule
+class CancelCompletedRequest(CancelRule):
+    """Checks for cancellations of requests whose response the canceller had already received."""
+
+    code, name = "CN002", "cancel-completed-request"
+    severity, level, spec = Severity.INFO, "MUST", _BEHAVIOR
+    confidence = "low"
+    hint = "Cancel only requests still in progress; once the response arrived there is nothing to cancel."
+
+    def check(self, record, session):
+        present, request_id, entry = cancel_target(record, session)
+        if entry is None or entry.response is None or cancels_task(record, entry):
+            return
+        if entry.record.method == "initialize":
+            return  # LC014 reports any cancellation of initialize
+        gap = seconds_between(entry.response, record)
+        late = gap is not None and gap > GRACE_SECONDS
+        when = f" {gap:.1f} s earlier" if gap is not None and gap >= 0 else ""
+        yield self.report(
+            record,
+            f"Request {fmt_id(request_id)} ({entry.record.method!r}) was cancelled although its "
+            f"response had arrived{when}",
+            severity=Severity.WARNING if late else None,
+            related=[(entry.record, "request"), (entry.response, "response")])
+
+
+@rule
+class CancelTaskWithNotification(CancelRule):
+    """Checks for ``notifications/cancelled`` aimed at a request that became a task."""
+
+    code, name = "CN004", "cancel-task-with-notification"
+    severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    versions = frozenset({protocol.V2025_11_25})
+    hint = 'Cancel a task with the "tasks/cancel" request and its taskId.'
+
+    def check(self, record, session):
+        present, request_id, entry = cancel_target(record, session)
+        if not cancels_task(record, entry):
+            return
+        result = entry.response.msg.get("result") if entry.response.kind is Kind.RESULT else None
+        task = result.get("task") if isinstance(result, dict) else None
+        task_id = task.get("taskId") if isinstance(task, dict) else None
+        named = f" {fmt_id(task_id)}" if task_id is not None else ""
+        yield self.report(
+            record,
+            f"Request {fmt_id(request_id)} became task{named}; notifications/cancelled must not "
+            "be used to cancel tasks (use tasks/cancel)",
+            related=[(entry.record, "task-augmented request"), (entry.response, "CreateTaskResult")])
+
+
+@rule
+class CancelMissingRequestId(CancelRule):
+    """Checks for cancellations without a ``requestId``."""
+
+    code, name = "CN005", "cancel-missing-request-id"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _BEHAVIOR
+    hint = "Name the cancelled request in params.requestId."
+
+    def check(self, record, session):
+        params = record.params
+        if params is not None and not isinstance(params, dict):
+            return  # not an object: JR007
+        if params is not None and "requestId" in params:
+            return
+        if revision(record, session) == protocol.V2025_11_25:
+            # optional in the 2025-11-25 schema, but "MUST be provided for cancelling non-task requests"
+            finding = self.report(record, "notifications/cancelled has no requestId; only requests "
+                                          "can be cancelled this way and they must be named",
+                                  severity=Severity.WARNING)
+            finding.spec = finding.spec.replace("(SCHEMA)", "(MUST)")
+            yield finding
+            return
+        yield self.report(record, "notifications/cancelled has no requestId (required)")
+
+
+@rule
+class ResponseAfterCancel(Rule):
+    """Checks for responses sent for a request after its cancellation."""
+
+    code, name = "CN006", "response-after-cancel"
+    severity, level, spec = Severity.WARNING, "SHOULD", _BEHAVIOR
+    confidence = "low"
+    kinds = RESPONSES
+    hint = "Stop work on a cancelled request and send nothing more for it."
+
+    def check(self, record, session):
+        if record.answer != "after-cancel" or record.direction is None:
+            return
+        entry = session.find_request(record.direction.other, record.id)
+        if entry is None or entry.cancel is None:
+            return
+        if entry.record.method == "initialize":
+            return  # cancelling initialize is void (LC014); the server must still answer it
+        gap = seconds_between(entry.cancel, record)
+        if gap is not None and gap <= GRACE_SECONDS:
+            return  # the response and the cancellation crossed each other
+        modern = revision(record, session) in protocol.MODERN
+        related = [(entry.record, "request"), (entry.cancel, "cancellation")]
+        what = f"Request {fmt_id(record.id)} ({entry.record.method!r}) was answered"
+        if gap is None:
+            yield cite_modern(self.report(
+                record, f"{what} after its cancellation (no timestamps: this may be a race)",
+                severity=Severity.INFO, related=related), record)
+            return
+        finding = self.report(record, f"{what} {gap:.1f} s after its cancellation",
+                              severity=Severity.ERROR if modern else None, related=related)
+        if modern:
+            finding.spec = finding.spec.replace("(SHOULD)", "(MUST NOT)")
+        yield cite_modern(finding, record)

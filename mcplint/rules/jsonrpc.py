@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from mcplint import protocol
-from mcplint.model import Kind, Severity
+from mcplint.model import Kind, Severity, id_key
 from mcplint.rules._base import (
     MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, error_of, fmt_id, result_of, rule,
 )
@@ -13,6 +13,23 @@ from mcplint.rules._base import (
 _BASIC = "basic §Messages"
 _RESPONSES = "basic §Responses"
 _REQUESTS = "basic §Requests"
+
+
+def _json_type(value) -> str:
+    """The JSON name of a value's type, as a user reads it in the message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+
+
+def _a(value) -> str:
+    """``_json_type`` with an article: "an array", "a string", "null"."""
+    kind = _json_type(value)
+    return kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 @rule
@@ -27,7 +44,8 @@ class JsonrpcVersion(Rule):
     def check(self, record, session):
         version = record.msg.get("jsonrpc", ...)
         if version != "2.0":
-            shown = "missing" if version is ... else f"{fmt_id(version)}"
+            shown = ("missing" if version is ... else fmt_id(version) if isinstance(version, str)
+                     else f"the {_json_type(version)} {fmt_id(version)}")
             yield self.report(record, f'"jsonrpc" is {shown}; it must be the string "2.0"')
 
 
@@ -44,7 +62,8 @@ class UnparseableMessage(Rule):
         if record.kind is Kind.INVALID:
             if isinstance(record.msg, dict):
                 return  # an object of the wrong shape is JR003
-            yield self.report(record, f"Message is not a JSON object: {record.error}")
+            what = "Batch element" if record.parent is not None else "Message"
+            yield self.report(record, f"{what} is {_a(record.msg)}, not a JSON object")
             return
         if "envelope" in record.flags:
             yield self.report(record, f"Unreadable capture record: {record.error}", party="capture",
@@ -92,9 +111,15 @@ class RequestIdType(Rule):
 
     def check(self, record, session):
         value = record.id
-        if value is not None and type(value) not in (int, str):
-            yield self.report(record, f"Request id {fmt_id(value)} is a {type(value).__name__}, "
-                                      "not a string or integer")
+        if value is None or type(value) in (int, str):
+            return
+        if type(value) is float and value.is_integer():
+            # valid "integer" for JSON Schema, but JSON-RPC: numbers SHOULD NOT contain fractions
+            yield self.report(record, f"Request id {fmt_id(value)} is written with a fraction; "
+                                      f"send {int(value)}", severity=Severity.WARNING)
+            return
+        yield self.report(record, f"Request id {fmt_id(value)} is {_a(value)}, "
+                                  "not a string or integer")
 
 
 @rule
@@ -115,10 +140,13 @@ class RequestIdReused(Rule):
         if session.modern and not earlier.pending:
             return  # 2026-07-28 only forbids ids equal to an outstanding request
         state = "still unanswered" if earlier.pending else "already used"
+        # 2026-07-28: a cancelled request may or may not still count as outstanding
+        low = session.modern and earlier.cancel is not None
         yield self.report(
             record,
             f"{record.direction.sender.capitalize()} reused request id {fmt_id(record.id)} "
-            f"({state}, first sent with {earlier.record.method!r})",
+            f"({state}{', cancelled' if earlier.cancel else ''}, first sent with {earlier.record.method!r})",
+            confidence="low" if low else None,
             related=[(earlier.record, "first request with this id")],
         )
 
@@ -135,7 +163,7 @@ class ParamsNotObject(Rule):
     def check(self, record, session):
         if "params" in record.msg and not isinstance(record.msg["params"], dict):
             yield self.report(record, f"params of {record.method!r} is "
-                                      f"{type(record.msg['params']).__name__}, not an object")
+                                      f"{_a(record.msg['params'])}, not an object")
 
 
 @rule
@@ -181,6 +209,8 @@ class ResponseToNotification(Rule):
         if record.answer != "no-id":
             return
         previous = session.last_record
+        if previous is not None and previous.kind is Kind.REQUEST and previous.id is None:
+            return  # echoes a null-id request: JR004 reports the cause
         related = []
         if previous is not None and previous.kind is Kind.NOTIFICATION and previous.direction != record.direction:
             related.append((previous, f"notification {previous.method!r}"))
@@ -195,10 +225,20 @@ class ResponseUnknownId(Rule):
 
     code, name = "JR011", "response-unknown-id"
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
-    kinds = RESPONSES
+    kinds = RESPONSES | {Kind.INVALID}
     hint = "Answer with exactly the id of the request (same value and type)."
 
     def check(self, record, session):
+        invalid = session.state_for(self).setdefault("invalid", set())  # (sender, id) of invalid messages
+        if record.kind is Kind.INVALID:
+            if record.has_id:
+                invalid.add((record.direction, id_key(record.id)))
+            return
+        if record.answer not in ("unknown", "own-id"):
+            return
+        key = id_key(record.id)
+        if (record.direction.other, key) in invalid or (None, key) in invalid:
+            return  # echoes the id of a message that was no valid request (e.g. in a -32600 error)
         if record.answer == "unknown":
             peer = record.direction.other.sender
             yield self.report(record, f"Response id {fmt_id(record.id)} matches no request the {peer} sent",
@@ -246,11 +286,18 @@ class ResultAndError(Rule):
 
     code, name = "JR014", "result-and-error"
     severity, level, spec = Severity.ERROR, "MUST NOT", _RESPONSES
-    kinds = frozenset({Kind.RESULT})
-    hint = "A response has either result or error, never both."
+    kinds = RESPONSES
+    hint = "A response has either result or error, never both (omit the unused member, no null)."
 
     def check(self, record, session):
-        if "error" in record.msg:
+        msg = record.msg
+        if "result" not in msg or "error" not in msg:
+            return
+        if msg["error"] is None:
+            yield self.report(record, 'Success response carries "error": null; omit error instead')
+        elif msg["result"] is None:
+            yield self.report(record, 'Error response carries "result": null; omit result instead')
+        else:
             yield self.report(record, "Response carries both result and error")
 
 
@@ -260,14 +307,17 @@ class ResultNotObject(Rule):
 
     code, name = "JR015", "result-not-object"
     severity, level, spec = Severity.ERROR, "SCHEMA", _RESPONSES
-    kinds = frozenset({Kind.RESULT})
+    kinds = RESPONSES
     hint = "Return an object, at least {} for an empty result."
 
     def check(self, record, session):
+        if "result" not in record.msg:
+            return
         result = result_of(record)
+        if result is None and "error" in record.msg:
+            return  # "result": null beside an error: JR014
         if not isinstance(result, dict):
-            shown = "null" if result is None else type(result).__name__
-            yield self.report(record, f"result is {shown}, not an object")
+            yield self.report(record, f"result is {_a(result)}, not an object")
 
 
 @rule
@@ -283,8 +333,10 @@ class ErrorObjectShape(Rule):
         if "error" not in record.msg:
             return
         error = error_of(record)
+        if error is None and "result" in record.msg:
+            return  # "error": null beside a result: JR014
         if not isinstance(error, dict):
-            yield self.report(record, f"error is {type(error).__name__ if error is not None else 'null'}, not an object")
+            yield self.report(record, f"error is {_a(error)}, not an object")
             return
         problems = []
         code = error.get("code")
@@ -295,7 +347,7 @@ class ErrorObjectShape(Rule):
         if "message" not in error:
             problems.append("message is missing")
         elif not isinstance(error["message"], str):
-            problems.append("message is not a string")
+            problems.append(f"message is {_a(error['message'])}, not a string")
         if problems:
             yield self.report(record, "Malformed error object: " + "; ".join(problems))
 
@@ -306,13 +358,21 @@ class ErrorResponseId(Rule):
 
     code, name = "JR017", "error-response-id"
     severity, level, spec = Severity.ERROR, "MUST", "basic §Error Responses"
-    kinds = frozenset({Kind.ERROR})
+    kinds = frozenset({Kind.ERROR, Kind.MALFORMED, Kind.INVALID})
     confidence = "low"
     hint = "Copy the request's id into the error; only unreadable requests get a null/absent id."
 
     def check(self, record, session):
+        unreadable = session.state_for(self)  # sender -> unreadable messages not yet answered
+        if record.kind in (Kind.MALFORMED, Kind.INVALID):
+            unreadable[record.direction] = unreadable.get(record.direction, 0) + 1
+            return
         if record.answer != "no-id":
             return
+        for sender in (record.direction.other if record.direction else None, None):
+            if unreadable.get(sender):
+                unreadable[sender] -= 1
+                return  # answers an unreadable message, whatever the code
         error = error_of(record)
         code = error.get("code") if isinstance(error, dict) else None
         if code in (-32700, -32600):
@@ -332,7 +392,7 @@ class BatchNotAllowed(Rule):
     hint = "Send each message on its own line; batching existed only in 2025-03-26."
 
     def check(self, record, session):
-        version = record.version
+        version = protocol.nearest_known(record.version)
         if version == protocol.V2025_03_26:
             return
         if version == protocol.V2024_11_05:
@@ -342,7 +402,8 @@ class BatchNotAllowed(Rule):
             yield self.report(record, "JSON-RPC batch; batches are allowed only in 2025-03-26",
                               severity=Severity.WARNING, confidence="low")
         else:
-            yield self.report(record, f"JSON-RPC batch in a {version} session; batching was removed in 2025-06-18")
+            yield self.report(record, f"JSON-RPC batch in a {record.version} session; "
+                                      "batching was removed in 2025-06-18")
 
 
 @rule
@@ -365,7 +426,7 @@ class BatchContents(Rule):
             yield self.report(record, "Batch mixes requests/notifications with responses")
 
 
-_NOT_FOUND = re.compile(r"(?i)not found|unknown method|no such method|not supported|unsupported|not implemented")
+_NOT_FOUND = re.compile(r"(?i)not found|unknown|no such|not supported|unsupported|not implemented|does ?n[o']t exist")
 
 
 @rule
@@ -387,9 +448,11 @@ class UnknownMethodHandling(Rule):
         if spec is not None and (version is None or version in spec.versions):
             return  # a method of the revision in effect: refusing it is another matter
         error = error_of(record)
-        if not isinstance(error, dict) or error.get("code") == -32601:
-            return
-        if _NOT_FOUND.search(str(error.get("message", ""))):
+        if not isinstance(error, dict) or type(error.get("code")) is not int or error["code"] == -32601:
+            return  # a non-integer code is JR016
+        message = str(error.get("message", ""))
+        names_method = "method" in message.lower() or request.method in message
+        if names_method and _NOT_FOUND.search(message):
             yield self.report(record, f"Unknown method {request.method!r} refused with code "
                                       f"{fmt_id(error.get('code'))} instead of -32601",
                               related=[(request, "request")])

@@ -1,1 +1,230 @@
-"""Placeholder: filled in below."""
+"""Progress (PR): progress tokens on requests and the ``notifications/progress`` that refer to them.
+
+A request carrying ``params._meta.progressToken`` lets its *receiver* send
+``notifications/progress`` for that token until the request is answered. The analyzer keeps the
+live tokens per requester (``session.tokens``) and the answered ones (``session.finished_tokens``);
+``last_progress`` and ``total`` of a token are updated after the rules ran, so a rule sees the
+values of the earlier notifications.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mcplint import protocol
+from mcplint.analyzer import RequestEntry, progress_token
+from mcplint.model import Direction, Finding, Kind, Record, Severity, id_key
+from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
+
+PROGRESS = "notifications/progress"
+_FLOW = "basic/utilities/progress §Progress Flow"
+_BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number (booleans are no numbers)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def cite_modern(finding: Finding, record: Record) -> Finding:
+    """2026-07-28 moved the utility pages from ``basic/utilities/`` to ``basic/patterns/``."""
+    if protocol.nearest_known(record.version) in protocol.MODERN:
+        for attr in ("spec", "spec_url"):
+            value = getattr(finding, attr)
+            if value:
+                setattr(finding, attr, value.replace("basic/utilities/", "basic/patterns/"))
+    return finding
+
+
+@dataclass(slots=True)
+class ProgressRef:
+    """What a ``notifications/progress`` refers to, as it stood before the notification."""
+
+    token: Any
+    requester: Direction  # the side whose request the token must belong to
+    live: RequestEntry | None  # the request still in progress with this token
+    finished: RequestEntry | None  # the answered request that had this token
+
+
+def progress_ref(record: Record, session) -> ProgressRef | None:
+    """Resolve the token of a progress notification; None when it has no token or no direction."""
+    params = params_of(record)
+    if record.direction is None or "progressToken" not in params:
+        return None
+    token = params["progressToken"]
+    key = id_key(token)
+    requester = record.direction.other
+    live = session.tokens[requester].get(key)
+    finished = None if live is not None else session.finished_tokens[requester].get(key)
+    return ProgressRef(token, requester, live, finished)
+
+
+class ProgressRule(Rule):
+    """Base of the rules that judge a ``notifications/progress``."""
+
+    kinds = NOTIFICATIONS
+    methods = frozenset({PROGRESS})
+
+    def report(self, record, message, **kwargs):
+        return cite_modern(super().report(record, message, **kwargs), record)
+
+
+@rule
+class ProgressTokenType(ProgressRule):
+    """Checks that progress tokens are strings or integers."""
+
+    code, name = "PR001", "progress-token-type"
+    severity, level, spec = Severity.ERROR, "MUST", _FLOW
+    kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    methods = None  # any request may carry a token
+    hint = "Use a string or an integer (no fraction, no boolean, no null) as progress token."
+
+    def check(self, record, session):
+        if record.kind is Kind.REQUEST:
+            present, token = progress_token(record)
+            where = "params._meta.progressToken"
+        elif record.method == PROGRESS:
+            params = params_of(record)
+            present, token = "progressToken" in params, params.get("progressToken")
+            where = "params.progressToken"
+        else:
+            return
+        if present and type(token) not in (int, str):
+            kind = "null" if token is None else type(token).__name__
+            yield self.report(record, f"{where} {fmt_id(token)} is {kind}, not a string or integer")
+
+
+@rule
+class ProgressTokenNotUnique(ProgressRule):
+    """Checks that a sender does not reuse the progress token of one of its active requests."""
+
+    code, name = "PR002", "progress-token-not-unique"
+    severity, level, spec = Severity.ERROR, "MUST", _FLOW
+    kinds = REQUESTS
+    methods = None
+    hint = "Give every request its own progress token (a counter or a UUID)."
+
+    def check(self, record, session):
+        present, token = progress_token(record)
+        if not present or record.direction is None:
+            return
+        earlier = session.tokens[record.direction].get(id_key(token))
+        if earlier is None:
+            return
+        sender = record.direction.sender.capitalize()
+        if earlier.task:
+            yield self.report(
+                record,
+                f"{sender} reused progress token {fmt_id(token)} of task-augmented request "
+                f"{fmt_id(earlier.record.id)}, whose task may still be running",
+                confidence="low",
+                related=[(earlier.record, "request that issued the token"),
+                         (earlier.response, "CreateTaskResult (token stays valid until the task ends)")])
+            return
+        yield self.report(
+            record,
+            f"{sender} reused progress token {fmt_id(token)} while request "
+            f"{fmt_id(earlier.record.id)} ({earlier.record.method!r}) that carries it is still active",
+            related=[(earlier.record, "active request with this token")])
+
+
+@rule
+class ProgressUnknownToken(ProgressRule):
+    """Checks for progress notifications whose token the peer never issued in a request."""
+
+    code, name = "PR003", "progress-unknown-token"
+    severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    hint = ("Only send progress for a token that the peer put in params._meta.progressToken "
+            "of a request it sent you.")
+
+    def check(self, record, session):
+        ref = progress_ref(record, session)
+        if ref is None or ref.live is not None or ref.finished is not None:
+            return
+        key = id_key(ref.token)
+        sender, peer = record.direction.sender, ref.requester.sender
+        partial = session.midstream or session.finished_tokens[ref.requester].evicted > 0
+        own = session.tokens[record.direction].get(key) or session.finished_tokens[record.direction].get(key)
+        if own is not None:
+            yield self.report(
+                record,
+                f"The {sender} sent progress for token {fmt_id(ref.token)} of its own request "
+                f"{fmt_id(own.record.id)}; progress flows from the receiver of a request to its sender",
+                confidence="low" if partial else None,
+                related=[(own.record, f"{sender}'s own request with this token")])
+            return
+        yield self.report(
+            record,
+            f"Progress token {fmt_id(ref.token)} was not issued by the {peer} in any request",
+            confidence="low" if partial else None)
+
+
+@rule
+class ProgressAfterCompletion(ProgressRule):
+    """Checks for progress notifications sent after the request they report on was answered."""
+
+    code, name = "PR004", "progress-after-completion"
+    severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    hint = "Send the last progress notification before the response, never after it."
+
+    def check(self, record, session):
+        ref = progress_ref(record, session)
+        if ref is None or ref.finished is None:
+            return
+        entry = ref.finished
+        yield self.report(
+            record,
+            f"Progress for token {fmt_id(ref.token)} after request {fmt_id(entry.record.id)} "
+            f"({entry.record.method!r}) was answered",
+            related=[(entry.record, "request that issued the token"), (entry.response, "response")])
+
+
+@rule
+class ProgressNotIncreasing(ProgressRule):
+    """Checks that the ``progress`` value of one token increases with every notification."""
+
+    code, name = "PR005", "progress-not-increasing"
+    severity, level, spec = Severity.ERROR, "MUST", _FLOW
+    hint = "Send a strictly larger progress value each time; skip notifications that add nothing."
+
+    def check(self, record, session):
+        ref = progress_ref(record, session)
+        if ref is None or ref.live is None or ref.live.last_progress is None:
+            return
+        progress = params_of(record).get("progress")
+        previous = ref.live.last_progress
+        if is_number(progress) and progress <= previous:
+            verb = "repeats" if progress == previous else "goes back from"
+            yield self.report(
+                record,
+                f"Progress {fmt_id(progress)} for token {fmt_id(ref.token)} {verb} "
+                f"{'the previous value ' if progress == previous else ''}{fmt_id(previous)}",
+                related=[(ref.live.last_progress_record, "earlier progress notification")])
+
+
+@rule
+class ProgressExceedsTotal(ProgressRule):
+    """Checks for progress beyond ``total`` and for a ``total`` that changes between notifications."""
+
+    code, name = "PR006", "progress-exceeds-total"
+    severity, level, spec = Severity.INFO, "heuristic", _FLOW
+    confidence = "low"
+    hint = "Keep progress within total, and keep total stable (or omit it when unknown)."
+
+    def check(self, record, session):
+        params = params_of(record)
+        progress, total = params.get("progress"), params.get("total")
+        if not is_number(total):
+            return
+        ref = progress_ref(record, session)
+        entry = ref.live if ref is not None else None
+        notes, related = [], []
+        if is_number(progress) and progress > total:
+            notes.append(f"progress {fmt_id(progress)} exceeds total {fmt_id(total)}")
+        if entry is not None and entry.total is not None and entry.total != total:
+            notes.append(f"total changed from {fmt_id(entry.total)} to {fmt_id(total)}")
+            related.append((entry.last_progress_record, "earlier progress notification"))
+        if notes:
+            token = fmt_id(params.get("progressToken"))
+            yield self.report(record, f"Progress for token {token}: " + "; ".join(notes), related=related)

@@ -1,0 +1,85 @@
+"""The command line: exit codes, stdin, output contract, selection, rule pages."""
+
+from __future__ import annotations
+
+import orjson
+from click.testing import CliRunner
+
+from mcplint.cli import main
+
+CLEAN = (
+    '# init 2025-06-18 C={} S={}\n'
+    'C→S {"jsonrpc":"2.0","id":1,"method":"ping"}\n'
+    'S→C {"jsonrpc":"2.0","id":1,"result":{}}\n'
+)
+BROKEN = CLEAN + 'C→S {"jsonrpc":"2.0","id":null,"method":"ping"}\nS→C {"jsonrpc":"2.0","id":1,"result":{}}\n'
+CONTRACT = {"code", "name", "severity", "confidence", "message", "path", "line", "session", "direction",
+            "id", "method", "party", "spec", "hint", "related"}
+
+
+def run(args, stdin=None):
+    return CliRunner().invoke(main, args, input=stdin)
+
+
+def test_clean_input_exits_zero():
+    result = run(["check", "-"], CLEAN)
+    assert result.exit_code == 0, result.output
+    assert "All checks passed" in result.output
+
+
+def test_findings_exit_one_and_exit_zero_overrides():
+    assert run(["check", "-"], BROKEN).exit_code == 1
+    assert run(["check", "--exit-zero", "-"], BROKEN).exit_code == 0
+
+
+def test_missing_file_exits_two():
+    result = run(["check", "does-not-exist.jsonl"])
+    assert result.exit_code == 2
+    assert "no such file" in result.output
+
+
+def test_bad_selector_exits_two():
+    assert run(["check", "--select", "NOPE999", "-"], CLEAN).exit_code == 2
+
+
+def test_json_output_contract():
+    result = run(["check", "--output-format", "json", "--stdin-filename", "cap.transcript", "-"], BROKEN)
+    findings = orjson.loads(result.output)
+    assert findings and CONTRACT <= set(findings[0])
+    jr004 = next(f for f in findings if f["code"] == "JR004")
+    assert jr004["path"] == "cap.transcript" and jr004["line"] == 4
+    assert jr004["direction"] == "c2s" and jr004["party"] == "client" and jr004["method"] == "ping"
+    assert jr004["spec"].startswith("2025-06-18")
+
+
+def test_json_lines_and_select_ignore():
+    result = run(["check", "--output-format", "json-lines", "--select", "JR", "--ignore", "JR013", "-"], BROKEN)
+    codes = {orjson.loads(line)["code"] for line in result.output.splitlines()}
+    assert "JR004" in codes and "JR013" not in codes and all(c.startswith("JR") for c in codes)
+
+
+def test_fail_on_and_min_severity():
+    info_only = CLEAN + 'S→C {"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"' + "x" * 400 + '"}}\n'
+    assert run(["check", "--select", "JR022", "-"], info_only).exit_code == 0
+    assert run(["check", "--select", "JR022", "--fail-on", "info", "-"], info_only).exit_code == 1
+    hidden = run(["check", "--select", "JR022", "--min-severity", "warning", "--fail-on", "info", "-"], info_only)
+    assert hidden.exit_code == 0
+
+
+def test_rule_pages():
+    page = run(["rule", "JR004"])
+    assert page.exit_code == 0 and page.output.startswith("# request-id-null (JR004)")
+    assert run(["rule", "request-id-null"]).output == page.output
+    listing = run(["rule", "--all", "--output-format", "json"])
+    assert any(r["code"] == "JR004" for r in orjson.loads(listing.output))
+    assert run(["rule", "XX999"]).exit_code == 2
+
+
+def test_python_dash_m_and_stdin_pipe():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "mcplint", "check", "--output-format", "concise", "-"],
+                          input=BROKEN.encode(), capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    assert b"JR004" in proc.stdout and not proc.stderr

@@ -1,0 +1,133 @@
+"""Edge cases of the progress rules (PR001-PR006) that the rule pages do not show."""
+
+from __future__ import annotations
+
+from tests.ruledocs import run_transcript
+
+INIT = '# init 2025-06-18 C={} S={"tools":{}}\n'
+INIT_TASKS = '# init 2025-11-25 C={} S={"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}\n'
+META = '"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}'
+
+
+def call(i, token=None, sender="C→S", extra=""):
+    meta = f',"_meta":{{"progressToken":{token}}}' if token is not None else ""
+    return (f'{sender} {{"jsonrpc":"2.0","id":{i},"method":"tools/call",'
+            f'"params":{{"name":"t","arguments":{{}}{extra}{meta}}}}}\n')
+
+
+def progress(token, value, total=None, sender="S→C"):
+    tot = f',"total":{total}' if total is not None else ""
+    return (f'{sender} {{"jsonrpc":"2.0","method":"notifications/progress",'
+            f'"params":{{"progressToken":{token},"progress":{value}{tot}}}}}\n')
+
+
+def result(i, sender="S→C", body='{"content":[]}'):
+    return f'{sender} {{"jsonrpc":"2.0","id":{i},"result":{body}}}\n'
+
+
+def pr(text):
+    return [f for f in run_transcript(text) if f.code.startswith("PR")]
+
+
+def codes(text):
+    return [(f.line, f.code) for f in pr(text)]
+
+
+def test_clean_progress_flow_draws_nothing():
+    text = INIT + call(1, '"p"') + progress('"p"', 1, 3) + progress('"p"', 2, 3) + progress('"p"', 3, 3) + result(1)
+    assert pr(text) == []
+
+
+def test_fractional_progress_values_and_missing_total_are_fine():
+    text = INIT + call(1, 0) + progress(0, 0.2) + progress(0, 0.5) + progress(0, 1.0, 1.0) + result(1)
+    assert pr(text) == []
+
+
+def test_token_types():
+    text = (INIT + call(1, "true") + result(1) + call(2, '{"a":1}') + result(2)
+            + call(3, "-4") + result(3) + call(4, '""') + result(4))
+    assert codes(text) == [(2, "PR001"), (4, "PR001")]
+
+
+def test_notification_without_token_is_not_pr001():
+    text = INIT + call(1, '"p"') + 'S→C {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n'
+    assert [c for c in codes(text) if c[1] == "PR001"] == []
+
+
+def test_token_free_again_after_response():
+    text = INIT + call(1, '"p"') + result(1) + call(2, '"p"') + result(2)
+    assert pr(text) == []
+
+
+def test_same_token_on_both_sides_is_not_reuse():
+    text = ('# init 2025-06-18 C={"sampling":{}} S={"tools":{}}\n' + call(1, '"p"')
+            + 'S→C {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],'
+              '"maxTokens":5,"_meta":{"progressToken":"p"}}}\n'
+            + progress('"p"', 1, sender="C→S") + progress('"p"', 1) + result(1, "C→S", '{"role":"assistant",'
+              '"content":{"type":"text","text":"x"},"model":"m"}') + result(1))
+    assert pr(text) == []
+
+
+def test_reuse_of_task_token_is_low_confidence():
+    task = '{"task":{"taskId":"T","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":null}}'
+    text = INIT_TASKS + call(1, '"p"', extra=',"task":{}') + result(1, body=task) + call(2, '"p"')
+    found = pr(text)
+    assert [(f.line, f.code, f.confidence) for f in found] == [(4, "PR002", "low")]
+
+
+def test_task_progress_after_create_task_result_is_not_after_completion():
+    task = '{"task":{"taskId":"T","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":null}}'
+    text = INIT_TASKS + call(1, '"p"', extra=',"task":{}') + result(1, body=task) + progress('"p"', 1)
+    assert pr(text) == []
+
+
+def test_unknown_token_is_low_confidence_midstream():
+    text = call(7, '"a"') + progress('"b"', 1)
+    found = pr(text)
+    assert [(f.code, f.confidence) for f in found] == [("PR003", "low")]
+
+
+def test_unknown_token_is_type_exact():
+    text = INIT + call(1, 1) + progress('"1"', 1) + result(1)
+    assert codes(text) == [(3, "PR003")]
+
+
+def test_wrong_direction_names_own_request():
+    text = INIT + call(1, '"p"') + progress('"p"', 1, sender="C→S") + result(1)
+    (finding,) = pr(text)
+    assert finding.code == "PR003" and finding.party == "client" and "own request" in finding.message
+
+
+def test_after_completion_is_not_also_unknown_or_not_increasing():
+    text = INIT + call(1, '"p"') + progress('"p"', 5) + result(1) + progress('"p"', 1)
+    assert codes(text) == [(5, "PR004")]
+
+
+def test_late_progress_for_reused_token_belongs_to_new_request():
+    text = INIT + call(1, '"p"') + result(1) + call(2, '"p"') + progress('"p"', 1) + result(2)
+    assert pr(text) == []
+
+
+def test_not_increasing_compares_with_highest_value():
+    text = INIT + call(1, '"p"') + progress('"p"', 1) + progress('"p"', 5) + progress('"p"', 3) + progress('"p"', 6) + result(1)
+    assert codes(text) == [(5, "PR005")]
+
+
+def test_progress_equal_to_total_and_total_appearing_later_are_fine():
+    text = INIT + call(1, '"p"') + progress('"p"', 1) + progress('"p"', 2, 4) + progress('"p"', 4, 4) + result(1)
+    assert pr(text) == []
+
+
+def test_exceeds_total_is_info_low():
+    text = INIT + call(1, '"p"') + progress('"p"', 3, 2) + result(1)
+    (finding,) = pr(text)
+    assert (finding.code, finding.severity.value, finding.confidence) == ("PR006", "info", "low")
+
+
+def test_modern_findings_cite_patterns_page():
+    request = ('C→S {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},'
+               f'"_meta":{{{META},"progressToken":"p"}}}}}}\n')
+    text = request + progress('"p"', 2) + progress('"p"', 1) + result(1)
+    (finding,) = pr(text)
+    assert finding.code == "PR005"
+    assert "basic/patterns/progress" in finding.spec_url and "2026-07-28" in finding.spec

@@ -1,0 +1,153 @@
+"""Edge cases of the end-of-capture rules HX001 and HX005 that the rule pages do not show."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+
+from mcplint.engine import Engine
+from tests.ruledocs import run_transcript
+
+ENGINE = Engine()
+INIT = '# init 2025-06-18 C={"roots":{},"sampling":{}} S={"tools":{}}\n'
+META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+
+
+def call(i, sender="C→S"):
+    return f'{sender} {{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"t","arguments":{{}}}}}}\n'
+
+
+def request(i, method, sender="S→C", params=None):
+    extra = f',"params":{params}' if params else ""
+    return f'{sender} {{"jsonrpc":"2.0","id":{i},"method":"{method}"{extra}}}\n'
+
+
+def result(i, sender="S→C", body="{}"):
+    return f'{sender} {{"jsonrpc":"2.0","id":{i},"result":{body}}}\n'
+
+
+def cancel(i, sender="C→S"):
+    return f'{sender} {{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{i}}}}}\n'
+
+
+def hx(found):
+    return [f for f in found if f.code in ("HX001", "HX005")]
+
+
+def codes(text):
+    return [(f.line, f.code) for f in hx(run_transcript(text))]
+
+
+# -- nothing to report -----------------------------------------------------------------------
+def test_answered_requests_and_notifications_draw_nothing():
+    text = (INIT + call(1) + request(7, "roots/list") + result(7, "C→S", '{"roots":[]}')
+            + result(1, body='{"content":[]}')
+            + 'C→S {"jsonrpc":"2.0","method":"notifications/roots/list_changed"}\n')
+    assert codes(text) == []
+
+
+def test_error_response_is_an_answer():
+    text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}\n'
+    assert codes(text) == []
+
+
+def test_cancelled_requests_are_not_reported():
+    text = INIT + call(1) + cancel(1) + request(2, "roots/list") + cancel(2, "S→C")
+    assert codes(text) == []
+
+
+def test_long_lived_requests_are_exempt():
+    listen = f'C→S {{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{{{META}}}}}\n'
+    assert codes(listen) == []
+    tasks = ('# init 2025-11-25 C={} S={"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}\n'
+             'C→S {"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"t1"}}\n')
+    assert codes(tasks) == []
+
+
+def test_wrong_id_type_answer_is_not_also_unanswered():
+    text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":"1","result":{"content":[]}}\n'
+    found = run_transcript(text)
+    assert [f.code for f in found if f.code in ("JR012", "HX001")] == ["JR012"]
+
+
+def test_answer_of_unknown_direction_is_not_called_unanswered():
+    lines = [
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}',
+        '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},'
+        '"serverInfo":{"name":"s","version":"1"}}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}',
+        '{"jsonrpc":"2.0","id":1,"method":"roots/list"}',
+        '{"jsonrpc":"2.0","id":1,"result":{"roots":[]}}',  # whose? both id 1 are open
+        '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}',
+    ]
+    found = list(ENGINE.lint_stream(io.BytesIO("\n".join(lines).encode()), "<t>", "jsonl"))
+    assert [f.code for f in found if f.code == "IO011"] == ["IO011", "IO011"]
+    assert hx(found) == []
+
+
+# -- HX001 ------------------------------------------------------------------------------------
+def test_each_open_request_reported_once_with_gap():
+    text = INIT + call(1) + call(2) + request(3, "ping", "C→S") + result(3) + '# end\n'
+    found = hx(run_transcript(text))
+    assert [(f.line, f.code) for f in found] == [(2, "HX001"), (3, "HX001")]
+    first = found[0]
+    assert first.severity.value == "warning" and first.confidence == "low" and first.party == "server"
+    assert first.message.startswith("tools/call #1 was never answered") and "4 lines later" in first.message
+
+
+def test_unanswered_initialize_says_the_handshake_never_completed():
+    text = ('C→S {"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18",'
+            '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
+            'S→C Server listening\n')
+    found = hx(run_transcript(text))
+    assert [(f.line, f.code) for f in found] == [(1, "HX001")]
+    assert "handshake never completed" in found[0].message and 'initialize #"init"' in found[0].message
+
+
+def test_session_restarted_by_new_initialize_is_still_reported():
+    text = INIT + call(1) + INIT + call(1) + result(1, body='{"content":[]}')
+    found = hx(run_transcript(text))
+    assert [(f.line, f.code, f.session) for f in found] == [(2, "HX001", "1")]
+
+
+def test_timestamps_give_the_stall_duration():
+    records = [
+        {"ts": "2025-01-01T00:00:00Z", "dir": "c2s", "raw": '{"jsonrpc":"2.0","id":0,"method":"initialize",'
+         '"params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}'},
+        {"ts": "2025-01-01T00:00:30Z", "dir": "stderr", "raw": "still loading"},
+        {"ts": "2025-01-01T00:10:00Z", "dir": "stderr", "raw": "killed"},
+    ]
+    data = b"\n".join(orjson.dumps(r) for r in records) + b"\n"
+    found = hx(ENGINE.lint_stream(io.BytesIO(data), "<t>"))
+    assert len(found) == 1 and "2 lines / 10.0 min later" in found[0].message
+
+
+# -- HX005 ------------------------------------------------------------------------------------
+def test_server_request_blocking_a_tool_call_is_the_root_cause():
+    sampling = ('{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}')
+    text = INIT + call(1) + request(0, "sampling/createMessage", params=sampling)
+    found = hx(run_transcript(text))
+    assert [(f.line, f.code) for f in found] == [(3, "HX005")]
+    assert found[0].party == "client" and [r.line for r in found[0].related] == [2]
+    assert "tools/call #1" in found[0].message
+
+
+def test_client_request_sent_after_the_server_request_is_not_blocked_by_it():
+    text = INIT + request(0, "roots/list") + call(1)
+    assert sorted(codes(text)) == [(2, "HX005"), (3, "HX001")]
+
+
+def test_unanswered_server_ping_blocks_nothing():
+    text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":"hb","method":"ping"}\n'
+    found = sorted(hx(run_transcript(text)), key=lambda f: f.line)
+    assert [(f.line, f.code) for f in found] == [(2, "HX001"), (3, "HX005")]
+    assert found[1].related == [] and 'ping #"hb"' in found[1].message
+
+
+def test_hx005_does_not_apply_to_modern_sessions():
+    text = (f'C→S {{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}\n'
+            'S→C {"jsonrpc":"2.0","id":9,"method":"roots/list"}\n')
+    assert [c for _, c in codes(text)] == ["HX001"]
