@@ -288,6 +288,9 @@ class Analyzer:
             self._observe_message(record, session)
         else:
             record.version = self._legacy_version(session, record)
+        record.revision = protocol.nearest_known(record.version, session.modern if session.era else None)
+        if record.revision is None and session.modern:
+            record.revision = protocol.V2026_07_28
         return session
 
     def _observe_message(self, record: Record, session: Session) -> None:

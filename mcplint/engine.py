@@ -76,7 +76,7 @@ class Engine:
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
         """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""
-        known = protocol.nearest_known(version)
+        known = protocol.nearest_known(version, modern)
         if known is None:
             return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
         return known in rule.versions

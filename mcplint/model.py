@@ -101,7 +101,8 @@ class Record:
     session_key: str | None = None  # as given by the capture (canonical ``session`` field)
     # facts filled in by the analyzer
     session: Any = None
-    version: str | None = None  # protocol revision in effect for this record
+    version: str | None = None  # protocol version string in effect for this record
+    revision: str | None = None  # the known revision it is analysed as (see protocol.nearest_known)
     request: Record | None = None  # for responses: the request they answer
     answer: str | None = None  # for responses: how the id matched (see analyzer)
 

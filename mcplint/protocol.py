@@ -40,12 +40,18 @@ def at_least(version: str | None, floor: str) -> bool:
     return version in VERSIONS and VERSIONS.index(version) >= VERSIONS.index(floor)
 
 
-def nearest_known(version: str | None) -> str | None:
-    """Map an unknown version string to the nearest known revision of its era."""
+def nearest_known(version: str | None, modern: bool | None = None) -> str | None:
+    """Map a version string to the revision to analyse it as.
+
+    Known revisions map to themselves. An unknown string maps to the newest known revision not
+    newer than it, within the session's era when ``modern`` is given (a handshake that settles on
+    ``"latest"`` is still a handshake-era session).
+    """
     if version in VERSIONS or version is None:
         return version
-    older = [v for v in VERSIONS if v <= version]
-    return older[-1] if older else V2024_11_05
+    era = VERSIONS if modern is None else [v for v in VERSIONS if (v in MODERN) == modern]
+    older = [v for v in era if v <= version]
+    return older[-1] if older else era[0]
 
 
 C = Direction.C2S
@@ -178,6 +184,19 @@ def gate_open(gate: Gate, capabilities: object) -> bool:
 
 # -- spec citations -------------------------------------------------------------------------
 SPEC_BASE_URL = "https://modelcontextprotocol.io/specification"
+
+
+#: Pages that 2026-07-28 moved (``basic/utilities/*`` became ``basic/patterns/*``).
+_MODERN_PAGES = (("basic/utilities/", "basic/patterns/"), ("basic/transports ", "basic/transports/stdio "))
+
+
+def spec_page(version: str | None, citation: str) -> str:
+    """A ``"<page> §<Section>"`` citation adjusted to the page layout of ``version``."""
+    if version in MODERN:
+        for old, new in _MODERN_PAGES:
+            if citation.startswith(old):
+                return new + citation[len(old):]
+    return citation
 
 
 def spec_url(version: str | None, page: str) -> str:

@@ -65,13 +65,19 @@ class Rule:
         party: str | None = None,
         related: Iterable[tuple[Record | int, str]] = (),
         hint: str | None = None,
+        level: str | None = None,
+        spec: str | None = None,
     ) -> Finding:
-        """Build a finding located at ``record``."""
+        """Build a finding located at ``record``.
+
+        ``level`` and ``spec`` override the rule's spec keyword and cited section for this
+        finding (e.g. MUST from 2025-06-18, SHOULD before).
+        """
         session = record.session
         version = record.version or (session.version if session is not None else None)
-        page, _, section = self.spec.partition(" §")
+        cited = protocol.nearest_known(version, session.modern if session is not None else None)
+        page, _, section = protocol.spec_page(cited, spec or self.spec).partition(" §")
         anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-        cited = protocol.nearest_known(version) if version else None
         return Finding(
             code=self.code,
             name=self.name,
@@ -85,7 +91,7 @@ class Rule:
             id=record.id if record.has_id else None,
             method=record.effective_method,
             party=self._party(record, party or self.party),
-            spec=f"{cited or 'MCP'} {self.spec} ({self.level})",
+            spec=f"{cited or 'MCP'} {page}{' §' + section if section else ''} ({level or self.level})",
             spec_url=protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else ""),
             hint=hint if hint is not None else (self.hint or None),
             excerpt=excerpt_of(record),

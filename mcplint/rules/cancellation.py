@@ -14,20 +14,11 @@ from mcplint import protocol
 from mcplint.analyzer import RequestEntry, _alternate_key
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import NOTIFICATIONS, RESPONSES, Rule, fmt_id, params_of, rule
-from mcplint.rules.progress import cite_modern
 
 CANCELLED = "notifications/cancelled"
 _BEHAVIOR = "basic/utilities/cancellation §Behavior Requirements"
 #: Seconds within which a response and a cancellation crossing each other count as a race.
 GRACE_SECONDS = 1.0
-
-
-def revision(record: Record, session) -> str | None:
-    """The known revision in effect for ``record`` (2026-07-28 when the session is modern)."""
-    known = protocol.nearest_known(record.version)
-    if known is None and session.modern:
-        return protocol.V2026_07_28
-    return known
 
 
 def cancel_target(record: Record, session) -> tuple[bool, Any, RequestEntry | None]:
@@ -43,7 +34,7 @@ def cancel_target(record: Record, session) -> tuple[bool, Any, RequestEntry | No
 
 def cancels_task(record: Record, entry: RequestEntry | None) -> bool:
     """A 2025-11-25 cancellation of a request that already became a task (CN004's case)."""
-    return entry is not None and entry.task and protocol.nearest_known(record.version) == protocol.V2025_11_25
+    return entry is not None and entry.task and record.revision == protocol.V2025_11_25
 
 
 def seconds_between(earlier: Record | None, later: Record) -> float | None:
@@ -57,9 +48,6 @@ class CancelRule(Rule):
 
     kinds = NOTIFICATIONS
     methods = frozenset({CANCELLED})
-
-    def report(self, record, message, **kwargs):
-        return cite_modern(super().report(record, message, **kwargs), record)
 
 
 @rule
@@ -76,7 +64,7 @@ class CancelUnknownOrWrongDirection(CancelRule):
             return
         sender, peer = record.direction.sender, record.direction.other.sender
         theirs = session.find_request(record.direction.other, request_id)
-        modern = revision(record, session) in protocol.MODERN
+        modern = record.revision in protocol.MODERN
         if modern and record.direction is Direction.S2C:
             if theirs is not None:
                 return  # 2026-07-28 server teardown of a client request: CN007 judges which ones
@@ -164,12 +152,11 @@ class CancelMissingRequestId(CancelRule):
             return  # not an object: JR007
         if params is not None and "requestId" in params:
             return
-        if revision(record, session) == protocol.V2025_11_25:
+        if record.revision == protocol.V2025_11_25:
             # optional in the 2025-11-25 schema, but "MUST be provided for cancelling non-task requests"
             finding = self.report(record, "notifications/cancelled has no requestId; only requests "
                                           "can be cancelled this way and they must be named",
-                                  severity=Severity.WARNING)
-            finding.spec = finding.spec.replace("(SCHEMA)", "(MUST)")
+                                  severity=Severity.WARNING, level="MUST")
             yield finding
             return
         yield self.report(record, "notifications/cancelled has no requestId (required)")
@@ -196,16 +183,13 @@ class ResponseAfterCancel(Rule):
         gap = seconds_between(entry.cancel, record)
         if gap is not None and gap <= GRACE_SECONDS:
             return  # the response and the cancellation crossed each other
-        modern = revision(record, session) in protocol.MODERN
+        modern = record.revision in protocol.MODERN
         related = [(entry.record, "request"), (entry.cancel, "cancellation")]
         what = f"Request {fmt_id(record.id)} ({entry.record.method!r}) was answered"
         if gap is None:
-            yield cite_modern(self.report(
-                record, f"{what} after its cancellation (no timestamps: this may be a race)",
-                severity=Severity.INFO, related=related), record)
+            yield self.report(record, f"{what} after its cancellation (no timestamps: this may be a race)",
+                              severity=Severity.INFO, related=related)
             return
-        finding = self.report(record, f"{what} {gap:.1f} s after its cancellation",
-                              severity=Severity.ERROR if modern else None, related=related)
-        if modern:
-            finding.spec = finding.spec.replace("(SHOULD)", "(MUST NOT)")
-        yield cite_modern(finding, record)
+        yield self.report(record, f"{what} {gap:.1f} s after its cancellation",
+                          severity=Severity.ERROR if modern else None, related=related,
+                          level="MUST NOT" if modern else None)

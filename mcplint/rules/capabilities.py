@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.model import Direction, Finding, Kind, Record, Severity
+from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
     NOTIFICATIONS, REQUESTS, Rule, error_of, fmt_id, params_of, result_of, rule,
 )
@@ -40,7 +40,7 @@ def gate_for(method: str | None, record: Record) -> protocol.Gate | None:
     gate = protocol.GATES.get(method) if method else None
     if gate is None:
         return None
-    version = protocol.nearest_known(record.version)
+    version = record.revision
     if version is None:
         return gate if protocol.LEGACY <= gate.versions else None
     return gate if version in gate.versions else None
@@ -74,26 +74,11 @@ def negotiation_level(version: str | None, always_must: bool = False) -> tuple[S
     "Only use capabilities that were successfully negotiated" is SHOULD in 2024-11-05 and
     2025-03-26 and MUST from 2025-06-18; with an unknown revision the weaker reading wins.
     """
-    version = protocol.nearest_known(version)
     if always_must or protocol.at_least(version, protocol.V2025_06_18):
         return Severity.ERROR, "MUST", None
     if version is None:
         return Severity.WARNING, "SHOULD", "low"
     return Severity.WARNING, "SHOULD", None
-
-
-def cite(finding: Finding, record: Record, *, level: str | None = None, spec: str | None = None) -> Finding:
-    """Re-cite a finding with another spec level and/or ``"<page> §<Section>"``."""
-    version = protocol.nearest_known(record.version) or "MCP"
-    old_spec, _, old_level = (finding.spec or "").rpartition(" (")
-    page_section = spec or old_spec.partition(" ")[2]
-    finding.spec = f"{version} {page_section} ({level or old_level.rstrip(')')})"
-    if spec:
-        page, _, section = spec.partition(" §")
-        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-        finding.spec_url = protocol.spec_url(protocol.nearest_known(record.version), page) + (
-            f"#{anchor}" if anchor else "")
-    return finding
 
 
 def caps_source(session, side: str) -> list[tuple[Record, str]]:
@@ -124,15 +109,15 @@ def _use_check(rule_: Rule, record: Record, session, direction: Direction, what:
     caps = known_caps(session, gate.side)
     if caps is None or protocol.gate_open(gate, caps):
         return
-    severity, level, confidence = negotiation_level(record.version,
+    severity, level, confidence = negotiation_level(record.revision,
                                                     always_must=gate.path == ("logging",)
                                                     and record.kind is Kind.NOTIFICATION)
     finding = rule_.report(
         record, f"{record.direction.sender.capitalize()} sent {what} {record.method!r} although "
                 f"{'it' if gate.side == record.direction.sender else 'the ' + gate.side} "
                 f"{missing_text(gate, caps)}",
-        severity=severity, confidence=confidence, related=caps_source(session, gate.side))
-    yield cite(finding, record, level=level)
+        severity=severity, confidence=confidence, related=caps_source(session, gate.side), level=level)
+    yield finding
 
 
 @rule
@@ -198,8 +183,8 @@ def _served_check(rule_: Rule, record: Record, session, side: str):
         record, f"{side.capitalize()} answered {request.method!r} with success although it "
                 f"{missing_text(gate, caps)}",
         severity=Severity.WARNING if flag_only else None,
-        related=[(request, "request")])
-    yield cite(finding, record, level="derived") if flag_only else finding
+        related=[(request, "request")], level="derived" if flag_only else None)
+    yield finding
 
 
 @rule
@@ -376,7 +361,7 @@ class UndeclaredFeatureErrorCode(Rule):
         if request is None or record.answer not in _ANSWERED or record.direction is None:
             return
         side, spec, versions = _REFUSAL_SPECS[request.method]
-        if record.direction.sender != side or protocol.nearest_known(record.version) not in versions:
+        if record.direction.sender != side or record.revision not in versions:
             return
         gate = protocol.GATES[request.method]
         caps = known_caps(session, side)
@@ -385,8 +370,8 @@ class UndeclaredFeatureErrorCode(Rule):
             return
         finding = self.report(record, f"{side.capitalize()} refused {request.method!r}, whose capability "
                                       f"{gate.describe()!r} it did not declare, with code {fmt_id(code)} "
-                                      "instead of -32601", related=[(request, "request")])
-        yield cite(finding, record, spec=spec)
+                                      "instead of -32601", related=[(request, "request")], spec=spec)
+        yield finding
 
 
 # -- CAP008: declared, then "Method not found" ----------------------------------------------

@@ -392,7 +392,7 @@ class BatchNotAllowed(Rule):
     hint = "Send each message on its own line; batching existed only in 2025-03-26."
 
     def check(self, record, session):
-        version = protocol.nearest_known(record.version)
+        version = record.revision
         if version == protocol.V2025_03_26:
             return
         if version == protocol.V2024_11_05:
@@ -444,7 +444,7 @@ class UnknownMethodHandling(Rule):
         if request is None or request.method is None:
             return
         spec = protocol.METHODS.get(request.method)
-        version = protocol.nearest_known(record.version)
+        version = record.revision
         if spec is not None and (version is None or version in spec.versions):
             return  # a method of the revision in effect: refusing it is another matter
         error = error_of(record)

@@ -1,1 +1,448 @@
-"""Placeholder: filled in below."""
+"""Lifecycle and version negotiation (LC): the legacy ``initialize`` handshake.
+
+Sessions are cut by the analyzer: a client ``initialize`` in a stream that already carried
+messages starts a new session, unless the capture names the session (``session`` key), in
+which case a second ``initialize`` stays in the same session (LC010). The analyzer keeps the
+handshake facts (``session.phase``, ``init_request``, ``init_response``, ``initialized``);
+the rules below only judge them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplint import protocol
+from mcplint.analyzer import Phase
+from mcplint.model import Direction, Kind, Record, Severity
+from mcplint.rules._base import (
+    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, result_of, rule,
+)
+
+C2S, S2C = Direction.C2S, Direction.S2C
+_INIT = "basic/lifecycle §Initialization"
+_NEGOTIATION = "basic/lifecycle §Version Negotiation"
+_INITIALIZE = frozenset({"initialize"})
+_INITIALIZED = "notifications/initialized"
+_HANDSHAKE_DONE = (Phase.INITIALIZED, Phase.OPERATING)
+#: file_state key: the unkeyed session in which, so far, only the server spoke (LC002)
+_SERVER_FIRST = "lc002-server-only-session"
+#: file_state key: server name -> {version: result record} of initialize answers that echoed (LC011)
+_ECHOED = "lc011-echoed-versions"
+#: LC007: fewer messages than this after the client's first request -> the capture may be cut short
+_FEW = 3
+
+
+def _client_operation(record: Record) -> bool:
+    """A client request that is normal operation (anything but ``ping`` and ``initialize``)."""
+    return record.direction is C2S and record.kind is Kind.REQUEST and record.method not in ("ping", "initialize")
+
+
+def _is_client_initialize(record: Record) -> bool:
+    return record.kind is Kind.REQUEST and record.method == "initialize" and record.direction is not S2C
+
+
+def _handshake_problems(obj: dict[str, Any], info_key: str) -> list[str]:
+    """What is missing or mistyped in initialize params / result (``info_key``: clientInfo|serverInfo)."""
+    problems = []
+    for key, kind, label in (("protocolVersion", str, "a string"), ("capabilities", dict, "an object")):
+        if key not in obj:
+            problems.append(f"{key} is missing")
+        elif not isinstance(obj[key], kind):
+            problems.append(f"{key} is not {label}")
+    info = obj.get(info_key)
+    if info_key not in obj:
+        problems.append(f"{info_key} is missing")
+    elif not isinstance(info, dict):
+        problems.append(f"{info_key} is not an object")
+    else:
+        for key in ("name", "version"):
+            if key not in info:
+                problems.append(f"{info_key}.{key} is missing")
+            elif not isinstance(info[key], str):
+                problems.append(f"{info_key}.{key} is not a string")
+    return problems
+
+
+def _versions(session) -> tuple[Any, Any]:
+    """``(requested, answered)`` protocolVersion values of the session's last handshake."""
+    requested = params_of(session.init_request).get("protocolVersion") if session.init_request else None
+    result = result_of(session.init_response) if session.init_response is not None else None
+    answered = result.get("protocolVersion") if isinstance(result, dict) else None
+    return requested, answered
+
+
+def _unsupported(requested: Any, answered: Any) -> str | None:
+    """Why the client evidently cannot support the ``answered`` version, if it cannot."""
+    if not isinstance(answered, str) or answered == requested:
+        return None
+    if answered not in protocol.VERSIONS:
+        return "which is not a published MCP version"
+    if requested in protocol.VERSIONS and answered > requested:
+        return f"which is newer than the {requested!r} the client asked for (its latest)"
+    return None
+
+
+@rule
+class InitializeNotFirst(Rule):
+    """Checks that the client's first message of a session is the initialize request."""
+
+    code, name = "LC001", "initialize-not-first"
+    severity, level, spec = Severity.ERROR, "MUST", _INIT
+    party = "client"
+    versions = protocol.LEGACY
+    kinds = MESSAGES
+    hint = "Open every session with an initialize request and send nothing before it."
+
+    def check(self, record, session):
+        if record.direction is not C2S or session.first_message.get(C2S) is not record or session.modern:
+            return
+        if _is_client_initialize(record):
+            return
+        truncated = session.midstream and (session.ordinal == 1 or session.explicit_key)
+        what = f"{record.method!r}" if record.method else f"a {record.kind.value} (id {fmt_id(record.id)})"
+        yield self.report(record, f"First client message of the session is {what}, not an initialize request"
+                          + (" (or the capture started mid-session)" if truncated else ""),
+                          confidence="low" if truncated else None)
+
+
+@rule
+class ServerSpeaksBeforeInitialize(Rule):
+    """Checks for server messages sent before the client's initialize request arrived."""
+
+    code, name = "LC002", "server-speaks-before-initialize"
+    severity, level, spec = Severity.ERROR, "MUST", _INIT
+    party = "server"
+    versions = protocol.LEGACY
+    kinds = MESSAGES
+    hint = "Stay silent (no logs, no notifications, no requests) until initialize has been received."
+
+    def check(self, record, session):
+        if record.direction is S2C:
+            if session.init_request is None and C2S not in session.first_message:
+                state = session.state_for(self)
+                state.setdefault("first", record)
+                if record.is_response:
+                    state["answers"] = True  # it answers a request the capture missed: truncated
+                if not session.explicit_key:
+                    session.file_state[_SERVER_FIRST] = session
+            return
+        if not _is_client_initialize(record) or session.first_message.get(C2S) is not record:
+            return
+        early = session
+        if "first" not in session.state_for(self) and not session.explicit_key:
+            # the analyzer opened a new session for this initialize: look at the one before
+            previous = session.file_state.get(_SERVER_FIRST)
+            if previous is not None and previous.ordinal == session.ordinal - 1 \
+                    and C2S not in previous.first_message:
+                early = previous
+        state = early.state_for(self)
+        first = state.get("first")
+        if first is not None and not state.get("answers"):
+            what = first.method or first.kind.value
+            yield self.report(first, f"Server sent {what!r} before the client's initialize request",
+                              related=[(record, "initialize")])
+
+
+@rule
+class InitializeParams(Rule):
+    """Checks that initialize params carry protocolVersion, capabilities and clientInfo{name,version}."""
+
+    code, name = "LC003", "initialize-params"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _INIT
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    methods = _INITIALIZE
+    hint = 'Send {"protocolVersion": "<latest>", "capabilities": {...}, "clientInfo": {"name": ..., "version": ...}}.'
+
+    def check(self, record, session):
+        if record.direction is S2C:
+            return
+        if "params" not in record.msg:
+            yield self.report(record, "initialize request has no params (protocolVersion, capabilities "
+                                      "and clientInfo are required)")
+            return
+        if not isinstance(record.params, dict):
+            return  # JR007
+        problems = _handshake_problems(record.params, "clientInfo")
+        if problems:
+            yield self.report(record, "Malformed initialize params: " + "; ".join(problems))
+
+
+@rule
+class InitializeResult(Rule):
+    """Checks that an initialize result carries protocolVersion, capabilities and serverInfo{name,version}."""
+
+    code, name = "LC004", "initialize-result"
+    severity, level, spec = Severity.ERROR, "MUST", _INIT
+    versions = protocol.LEGACY
+    kinds = frozenset({Kind.RESULT})
+    methods = _INITIALIZE
+    hint = 'Answer with {"protocolVersion": ..., "capabilities": {...}, "serverInfo": {"name": ..., "version": ...}}.'
+
+    def check(self, record, session):
+        result = result_of(record)
+        if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
+            return  # duplicates: JR013; non-object result: JR015
+        problems = _handshake_problems(result, "serverInfo")
+        if problems:
+            yield self.report(record, "Malformed initialize result: " + "; ".join(problems),
+                              related=[(record.request, "initialize request")])
+
+
+@rule
+class RequestBeforeInitResponse(Rule):
+    """Checks for client requests other than ping sent before initialize was answered."""
+
+    code, name = "LC005", "request-before-init-response"
+    severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    hint = "Wait for the initialize response before sending requests (pings excepted)."
+
+    def check(self, record, session):
+        if _client_operation(record) and session.phase == Phase.INITIALIZING:
+            yield self.report(record, f"Client sent {record.method!r} before the server answered initialize",
+                              related=[(session.init_request, "initialize, not yet answered")])
+
+
+@rule
+class ServerRequestBeforeInitialized(Rule):
+    """Checks for server requests other than ping sent before notifications/initialized."""
+
+    code, name = "LC006", "server-request-before-initialized"
+    severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    hint = "Send requests (roots/list, sampling, elicitation) only after notifications/initialized arrived."
+
+    def check(self, record, session):
+        if record.direction is not S2C or record.method == "ping" or session.initialized is not None:
+            return
+        if session.phase in (Phase.INITIALIZING, Phase.INITIALIZED):
+            yield self.report(record, f"Server sent request {record.method!r} before the client's "
+                                      "notifications/initialized",
+                              related=[(session.init_request, "initialize")])
+
+
+@rule
+class InitializedMissing(Rule):
+    """Checks that a client which continues after a successful initialize sends notifications/initialized."""
+
+    code, name = "LC007", "initialized-missing"
+    severity, level, spec = Severity.ERROR, "MUST", _INIT
+    party = "client"
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    hint = 'Send {"jsonrpc":"2.0","method":"notifications/initialized"} right after the initialize result.'
+
+    def check(self, record, session):
+        if _client_operation(record) and session.phase == Phase.INITIALIZED:
+            state = session.state_for(self)
+            if "first" not in state:
+                state["first"], state["at"] = record, session.messages
+        return ()
+
+    def finish(self, session):
+        first = session.state_for(self).get("first")
+        if first is None or session.phase != Phase.INITIALIZED:
+            return
+        short = session.messages - session.state_for(self)["at"] - 1 < _FEW
+        yield self.report(first, f"Client went on with {first.method!r} after a successful initialize but "
+                                 "never sent notifications/initialized",
+                          confidence="low" if short else None,
+                          related=[(session.init_response, "initialize result")])
+
+
+@rule
+class InitializedPremature(Rule):
+    """Checks for notifications/initialized sent before the initialize result or after an initialize error."""
+
+    code, name = "LC008", "initialized-premature"
+    severity, level, spec = Severity.ERROR, "MUST", _INIT
+    versions = protocol.LEGACY
+    kinds = NOTIFICATIONS
+    methods = frozenset({_INITIALIZED})
+    hint = "Send notifications/initialized only after a successful initialize result."
+
+    def check(self, record, session):
+        if record.direction is not C2S:
+            return
+        if session.phase == Phase.INITIALIZING:
+            yield self.report(record, "notifications/initialized sent before the server answered initialize",
+                              related=[(session.init_request, "initialize, not yet answered")])
+        elif session.phase == Phase.FAILED:
+            yield self.report(record, "notifications/initialized sent although initialize failed",
+                              related=[(session.init_response, "initialize error")])
+
+
+@rule
+class OperationBeforeInitialized(Rule):
+    """Checks for client requests sent after the initialize result but before notifications/initialized."""
+
+    code, name = "LC009", "operation-before-initialized"
+    severity, level, spec = Severity.WARNING, "derived", _INIT
+    versions = protocol.LEGACY
+    kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    hint = "Send notifications/initialized first; it signals that normal operation may begin."
+
+    def check(self, record, session):
+        if session.phase != Phase.INITIALIZED:
+            return
+        if _client_operation(record):
+            state = session.state_for(self)
+            state.setdefault("first", record)
+            state["count"] = state.get("count", 0) + 1
+        elif record.method == _INITIALIZED and record.direction is C2S:
+            state = session.state_for(self)
+            first = state.pop("first", None)
+            if first is not None:
+                more = state.pop("count") - 1
+                yield self.report(first, f"Client sent {first.method!r}"
+                                  + (f" and {more} more request(s)" if more else "")
+                                  + " before its notifications/initialized",
+                                  related=[(record, "notifications/initialized")])
+
+
+@rule
+class Reinitialize(Rule):
+    """Checks for a second initialize request inside one named session."""
+
+    code, name = "LC010", "reinitialize"
+    severity, level, spec = Severity.WARNING, "heuristic", _INIT
+    confidence = "low"
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    methods = _INITIALIZE
+    hint = "Start a new session (new process, or HTTP initialize without a session id) instead."
+
+    def check(self, record, session):
+        earlier = session.init_request
+        if record.direction is S2C or earlier is None or earlier is record or session.phase == Phase.FAILED:
+            return  # a retry after a failed initialize is no re-initialization
+        yield self.report(record, f"Second initialize in session {session.label} "
+                                  f"(the first was on line {earlier.line})",
+                          related=[(earlier, "first initialize")])
+
+
+@rule
+class VersionNotEchoed(Rule):
+    """Checks for initialize results whose protocolVersion differs from the requested one."""
+
+    code, name = "LC011", "version-not-echoed"
+    severity, level, spec = Severity.INFO, "MUST", _NEGOTIATION
+    party = "server"
+    versions = protocol.LEGACY
+    kinds = frozenset({Kind.RESULT})
+    methods = _INITIALIZE
+    hint = "Answer with the requested version whenever you support it."
+
+    def check(self, record, session):
+        result = result_of(record)
+        if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
+            return
+        requested = params_of(record.request).get("protocolVersion")
+        answered = result.get("protocolVersion")
+        if not isinstance(requested, str) or not isinstance(answered, str):
+            return  # LC003 / LC004
+        info = result.get("serverInfo")
+        server = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
+        echoed = session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
+        if answered == requested:
+            echoed.setdefault(requested, record)
+            return
+        before = echoed.get(requested)
+        if before is not None:
+            yield self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
+                                      f"{requested!r}, although it accepted {requested!r} on line {before.line}",
+                              severity=Severity.WARNING, confidence="low",
+                              related=[(before, f"the same server echoed {requested!r}")])
+        else:
+            yield self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
+                                      f"{requested!r}")
+
+
+@rule
+class ClientContinuesOnUnsupportedVersion(Rule):
+    """Checks for clients that keep operating after the server chose a version they cannot support."""
+
+    code, name = "LC012", "client-continues-on-unsupported-version"
+    severity, level, spec = Severity.WARNING, "SHOULD", _NEGOTIATION
+    confidence = "low"
+    party = "client"
+    # The session's version is the (possibly unknown) answered one, e.g. "latest", which the
+    # engine may map to the stateless revision; so apply everywhere and require a handshake.
+    versions = protocol.ALL
+    kinds = REQUESTS
+    hint = "Disconnect when the server answers a protocol version you do not support."
+
+    def check(self, record, session):
+        if not _client_operation(record) or session.phase not in _HANDSHAKE_DONE:
+            return
+        state = session.state_for(self)
+        if state.get("reported"):
+            return
+        requested, answered = _versions(session)
+        why = _unsupported(requested, answered)
+        if why is not None:
+            state["reported"] = True
+            yield self.report(record, f"Client kept sending requests ({record.method!r}) although the server "
+                                      f"chose protocolVersion {answered!r}, {why}",
+                              related=[(session.init_response, "initialize result")])
+
+
+@rule
+class InitializeInBatch(Rule):
+    """Checks for initialize requests sent inside a JSON-RPC batch."""
+
+    code, name = "LC013", "initialize-in-batch"
+    severity, level, spec = Severity.ERROR, "MUST NOT", _INIT
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    methods = _INITIALIZE
+    hint = "Send initialize on its own, never as an element of a batch array."
+
+    def check(self, record, session):
+        if record.parent is not None and record.direction is not S2C:
+            yield self.report(record, "initialize request sent inside a JSON-RPC batch")
+
+
+@rule
+class InitializeCancelled(Rule):
+    """Checks for a client cancelling its own initialize request."""
+
+    code, name = "LC014", "initialize-cancelled"
+    severity, level, spec = Severity.ERROR, "MUST NOT", "basic/utilities/cancellation §Behavior Requirements"
+    versions = protocol.LEGACY
+    kinds = NOTIFICATIONS
+    methods = frozenset({"notifications/cancelled"})
+    hint = "Never cancel initialize; close the connection if the server does not answer."
+
+    def check(self, record, session):
+        if record.direction is not C2S:
+            return
+        request_id = params_of(record).get("requestId")
+        entry = session.find_request(C2S, request_id)
+        if entry is not None and entry.record.method == "initialize":
+            yield self.report(record, f"Client cancelled its initialize request (id {fmt_id(request_id)})",
+                              related=[(entry.record, "initialize")])
+
+
+@rule
+class OperationAfterInitError(Rule):
+    """Checks for client requests sent on a session whose initialize failed."""
+
+    code, name = "LC015", "operation-after-init-error"
+    severity, level, spec = Severity.WARNING, "derived", "basic/lifecycle §Error Handling"
+    confidence = "low"
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    hint = "After an initialize error, retry initialize (e.g. with a supported version) or disconnect."
+
+    def check(self, record, session):
+        if not _client_operation(record) or session.phase != Phase.FAILED:
+            return
+        state = session.state_for(self)
+        if not state.get("reported"):
+            state["reported"] = True
+            yield self.report(record, f"Client sent {record.method!r} although initialize failed",
+                              related=[(session.init_response, "initialize error")])

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcplint import protocol
 from mcplint.analyzer import RequestEntry, progress_token
-from mcplint.model import Direction, Finding, Kind, Record, Severity, id_key
+from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
 
 PROGRESS = "notifications/progress"
@@ -25,16 +24,6 @@ _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
 def is_number(value: Any) -> bool:
     """A JSON number (booleans are no numbers)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def cite_modern(finding: Finding, record: Record) -> Finding:
-    """2026-07-28 moved the utility pages from ``basic/utilities/`` to ``basic/patterns/``."""
-    if protocol.nearest_known(record.version) in protocol.MODERN:
-        for attr in ("spec", "spec_url"):
-            value = getattr(finding, attr)
-            if value:
-                setattr(finding, attr, value.replace("basic/utilities/", "basic/patterns/"))
-    return finding
 
 
 @dataclass(slots=True)
@@ -65,9 +54,6 @@ class ProgressRule(Rule):
 
     kinds = NOTIFICATIONS
     methods = frozenset({PROGRESS})
-
-    def report(self, record, message, **kwargs):
-        return cite_modern(super().report(record, message, **kwargs), record)
 
 
 @rule

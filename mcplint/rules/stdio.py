@@ -144,7 +144,7 @@ class NotUtf8(Rule):
         problems = [text for flag, text in _ENCODING_PROBLEMS.items() if flag in record.flags]
         if not problems or not on_wire(record):
             return
-        legacy_2024 = protocol.nearest_known(record.version) == protocol.V2024_11_05
+        legacy_2024 = record.revision == protocol.V2024_11_05
         yield self.report(record, "Line " + " and ".join(problems)
                           + ("; 2024-11-05 implies UTF-8 through JSON" if legacy_2024 else ""),
                           severity=Severity.WARNING if legacy_2024 else None)
