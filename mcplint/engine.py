@@ -59,10 +59,12 @@ class Engine:
                 yield from self._finish(session)
 
     # -- internals -------------------------------------------------------------------------
-    def _rules_for(self, kind: Kind, method: str | None, version: str | None,
-                   modern: bool) -> tuple[Rule, ...]:
-        """Rules interested in this kind and method that apply to this revision (cached)."""
-        key = (kind, method, version, modern)
+    def _rules_for(self, record: Record, session: Session) -> tuple[Rule, ...]:
+        """Rules interested in this record's kind, method, phase and flags that apply to its
+        revision (cached per combination)."""
+        kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
+        phase, flagged, undirected = session.phase, bool(record.flags), record.direction is None
+        key = (kind, method, version, modern, phase, flagged, undirected)
         rules = self._dispatch.get(key)
         if rules is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
@@ -71,7 +73,11 @@ class Engine:
             if method is not None:
                 chosen.update(self._by_method.get((kind, method), ()))
             rules = self._dispatch[key] = tuple(sorted(
-                (r for r in chosen if self.applies(r, version, modern)), key=lambda r: r.code))
+                (r for r in chosen if self.applies(r, version, modern)
+                 and (r.phases is None or phase in r.phases)
+                 and (r.requires is None or (r.requires == "flags" and flagged)
+                      or (r.requires == "undirected" and undirected))),
+                key=lambda r: r.code))
         return rules
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
@@ -82,13 +88,13 @@ class Engine:
         return known in rule.versions
 
     def _check(self, record: Record, session: Session) -> Iterator[Finding]:
-        for rule in self._rules_for(record.kind, record.effective_method, record.version, session.modern):
+        for rule in self._rules_for(record, session):
             yield from rule.check(record, session)
 
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         session = analyzer.observe(record)
         found: list[Finding] = []
-        for rule in self._rules_for(record.kind, record.effective_method, record.version, session.modern):
+        for rule in self._rules_for(record, session):
             found.extend(rule.check(record, session))
         for child in record.children:
             analyzer.observe(child)

@@ -229,6 +229,7 @@ class Parser:
         if frame.msg is not _UNSET:
             return classify(self.path, frame.line, text, frame.msg, **extra), False
         if not text.strip():
+            extra["flags"] = flags | {"blank"}
             return Record(self.path, frame.line, Kind.TEXT, text, **extra), False
         value, err, pos = _loads(text)
         if err is None:

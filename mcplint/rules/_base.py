@@ -28,8 +28,10 @@ class Rule:
     """Base class of every rule. Subclasses set the metadata and override hooks.
 
     ``kinds`` and ``methods`` tell the engine which records to hand to :meth:`check`
-    (``methods`` of a response are the method of the request it answers); ``versions`` which
-    protocol revisions the rule applies to. ``party`` says who is at fault: ``"sender"`` (the
+    (``methods`` of a response are the method of the request it answers), ``phases`` and
+    ``requires`` narrow that further; ``versions`` says which protocol revisions the rule
+    applies to. The engine dispatches by all of these, so a rule's ``check`` only runs on
+    records it can say something about. ``party`` says who is at fault: ``"sender"`` (the
     side that sent the record), ``"receiver"``, ``"client"``, ``"server"`` or ``"capture"``.
     ``spec`` is the page and section cited, e.g. ``"basic/lifecycle §Initialization"``.
     """
@@ -45,6 +47,11 @@ class Rule:
     versions: ClassVar[frozenset[str]] = protocol.ALL
     kinds: ClassVar[frozenset[Kind]] = frozenset()
     methods: ClassVar[frozenset[str] | None] = None
+    #: lifecycle phases (analyzer.Phase) in which the rule can fire; None = any
+    phases: ClassVar[frozenset[str] | None] = None
+    #: a precondition the engine checks before calling: "flags" (the record carries decoding or
+    #: framing flags) or "undirected" (its direction is unknown); None = always call
+    requires: ClassVar[str | None] = None
     default: ClassVar[bool] = True
 
     # -- hooks -----------------------------------------------------------------------------

@@ -91,6 +91,7 @@ class InitializeNotFirst(Rule):
     party = "client"
     versions = protocol.LEGACY
     kinds = MESSAGES
+    phases = frozenset({Phase.NEW})  # the first client message arrives before initialize commits
     hint = "Open every session with an initialize request and send nothing before it."
 
     def check(self, record, session):
@@ -114,6 +115,7 @@ class ServerSpeaksBeforeInitialize(Rule):
     party = "server"
     versions = protocol.LEGACY
     kinds = MESSAGES
+    phases = frozenset({Phase.NEW})
     hint = "Stay silent (no logs, no notifications, no requests) until initialize has been received."
 
     def check(self, record, session):
@@ -197,6 +199,7 @@ class RequestBeforeInitResponse(Rule):
     severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
     versions = protocol.LEGACY
     kinds = REQUESTS
+    phases = frozenset({Phase.INITIALIZING})
     hint = "Wait for the initialize response before sending requests (pings excepted)."
 
     def check(self, record, session):
@@ -213,6 +216,7 @@ class ServerRequestBeforeInitialized(Rule):
     severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
     versions = protocol.LEGACY
     kinds = REQUESTS
+    phases = frozenset({Phase.INITIALIZING, Phase.INITIALIZED})
     hint = "Send requests (roots/list, sampling, elicitation) only after notifications/initialized arrived."
 
     def check(self, record, session):
@@ -233,6 +237,7 @@ class InitializedMissing(Rule):
     party = "client"
     versions = protocol.LEGACY
     kinds = REQUESTS
+    phases = frozenset({Phase.INITIALIZED})
     hint = 'Send {"jsonrpc":"2.0","method":"notifications/initialized"} right after the initialize result.'
 
     def check(self, record, session):
@@ -283,6 +288,7 @@ class OperationBeforeInitialized(Rule):
     severity, level, spec = Severity.WARNING, "derived", _INIT
     versions = protocol.LEGACY
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    phases = frozenset({Phase.INITIALIZED})
     hint = "Send notifications/initialized first; it signals that normal operation may begin."
 
     def check(self, record, session):
@@ -373,6 +379,7 @@ class ClientContinuesOnUnsupportedVersion(Rule):
     # engine may map to the stateless revision; so apply everywhere and require a handshake.
     versions = protocol.ALL
     kinds = REQUESTS
+    phases = frozenset(_HANDSHAKE_DONE)
     hint = "Disconnect when the server answers a protocol version you do not support."
 
     def check(self, record, session):
@@ -436,6 +443,7 @@ class OperationAfterInitError(Rule):
     confidence = "low"
     versions = protocol.LEGACY
     kinds = REQUESTS
+    phases = frozenset({Phase.FAILED})
     hint = "After an initialize error, retry initialize (e.g. with a supported version) or disconnect."
 
     def check(self, record, session):

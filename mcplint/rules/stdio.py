@@ -27,7 +27,7 @@ def on_wire(record: Record) -> bool:
 
 
 def is_blank(record: Record) -> bool:
-    return record.kind is Kind.TEXT and not record.text.strip()
+    return "blank" in record.flags
 
 
 def shown_text(record: Record, limit: int = 80) -> str:
@@ -84,6 +84,7 @@ class EmbeddedNewline(Rule):
     code, name = "IO003", "embedded-newline"
     severity, level, spec = Severity.ERROR, "MUST NOT", _STDIO
     kinds = MESSAGES | frozenset({Kind.BATCH, Kind.INVALID})
+    requires = "flags"
     hint = "Serialize each message compactly on one line (no pretty-printing, no raw newlines)."
 
     def check(self, record, session):
@@ -138,6 +139,7 @@ class NotUtf8(Rule):
     code, name = "IO005", "not-utf8"
     severity, level, spec = Severity.ERROR, "MUST", _STDIO
     kinds = WIRE_KINDS
+    requires = "flags"
     hint = "Encode stdin/stdout as UTF-8 without BOM (e.g. PYTHONIOENCODING=utf-8, no UTF-16 console)."
 
     def check(self, record, session):
@@ -157,6 +159,7 @@ class BlankOrCrlfLines(Rule):
     code, name = "IO006", "blank-or-crlf-lines"
     severity, level, spec = Severity.INFO, "info", _STDIO
     kinds = WIRE_KINDS
+    requires = "flags"
     hint = "End each message with a single \\n and do not write empty lines."
 
     def check(self, record, session):
@@ -182,11 +185,25 @@ class DirectionUnknown(Rule):
     code, name = "IO011", "direction-unknown"
     severity, level, spec = Severity.INFO, "info", _STDIO
     kinds = MESSAGES
+    requires = "undirected"
     party = "capture"
     hint = 'Record with `mcplint capture`, or use the canonical capture format with "dir".'
 
     def check(self, record, session):
-        if record.direction is None:
-            yield self.report(record, f"Direction of {_describe(record)} is unknown (the capture does not "
-                                      "say, and either side may send it); direction-dependent checks "
-                                      "were skipped for it")
+        state = session.state_for(self)
+        records = state.setdefault("records", [])
+        if len(records) < 5:
+            records.append(record)
+        state["count"] = state.get("count", 0) + 1
+        return ()
+
+    def finish(self, session):
+        state = session.state_for(self)
+        if not state:
+            return
+        first, *later = state["records"]
+        count = state["count"]
+        others = f"; {count - 1} more message{'s' if count > 2 else ''} of this session too" if count > 1 else ""
+        yield self.report(first, f"Direction of {_describe(first)} is unknown (the capture does not say, and "
+                                 f"either side may send it){others}; direction-dependent checks were skipped",
+                          related=[(r, f"also undecided: {_describe(r)}") for r in later])
