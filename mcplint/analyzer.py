@@ -152,6 +152,29 @@ def progress_token(record: Record) -> tuple[bool, Any]:
     return False, None
 
 
+@dataclass(slots=True)
+class ProgressRef:
+    """What a ``notifications/progress`` refers to, as it stood before the notification."""
+
+    token: Any
+    requester: Direction  # the side whose request the token must belong to
+    live: RequestEntry | None  # the request still in progress with this token
+    finished: RequestEntry | None  # the answered request that had this token
+
+
+def progress_ref(record: Record, session) -> ProgressRef | None:
+    """Resolve the token of a progress notification; None when it has no token or no direction."""
+    params = record.params if isinstance(record.params, dict) else {}
+    if record.direction is None or "progressToken" not in params:
+        return None
+    token = params["progressToken"]
+    key = id_key(token)
+    requester = record.direction.other
+    live = session.tokens[requester].get(key)
+    finished = None if live is not None else session.finished_tokens[requester].get(key)
+    return ProgressRef(token, requester, live, finished)
+
+
 def is_modern_request(record: Record) -> bool:
     """A request in the 2026-07-28 envelope: ``_meta`` protocol version, or server/discover."""
     if record.method == "server/discover":
@@ -301,6 +324,8 @@ class Analyzer:
                     record.method == "initialize" or is_modern_request(record))):
                 session.midstream = True
         kind = record.kind
+        if kind is Kind.NOTIFICATION and record.method == "notifications/progress":
+            record.target = progress_ref(record, session)
         if kind is Kind.REQUEST:
             if session.era is None:
                 if record.method == "initialize":

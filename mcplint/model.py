@@ -104,6 +104,7 @@ class Record:
     version: str | None = None  # protocol version string in effect for this record
     revision: str | None = None  # the known revision it is analysed as (see protocol.nearest_known)
     request: Record | None = None  # for responses: the request they answer
+    target: Any = None  # for notifications/progress: the analyzer's ProgressRef
     answer: str | None = None  # for responses: how the id matched (see analyzer)
 
     @property

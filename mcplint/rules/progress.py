@@ -9,11 +9,10 @@ values of the earlier notifications.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from mcplint.analyzer import RequestEntry, progress_token
-from mcplint.model import Direction, Kind, Record, Severity, id_key
+from mcplint.analyzer import progress_token
+from mcplint.model import Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
 
 PROGRESS = "notifications/progress"
@@ -24,29 +23,6 @@ _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
 def is_number(value: Any) -> bool:
     """A JSON number (booleans are no numbers)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-@dataclass(slots=True)
-class ProgressRef:
-    """What a ``notifications/progress`` refers to, as it stood before the notification."""
-
-    token: Any
-    requester: Direction  # the side whose request the token must belong to
-    live: RequestEntry | None  # the request still in progress with this token
-    finished: RequestEntry | None  # the answered request that had this token
-
-
-def progress_ref(record: Record, session) -> ProgressRef | None:
-    """Resolve the token of a progress notification; None when it has no token or no direction."""
-    params = params_of(record)
-    if record.direction is None or "progressToken" not in params:
-        return None
-    token = params["progressToken"]
-    key = id_key(token)
-    requester = record.direction.other
-    live = session.tokens[requester].get(key)
-    finished = None if live is not None else session.finished_tokens[requester].get(key)
-    return ProgressRef(token, requester, live, finished)
 
 
 class ProgressRule(Rule):
@@ -125,7 +101,7 @@ class ProgressUnknownToken(ProgressRule):
             "of a request it sent you.")
 
     def check(self, record, session):
-        ref = progress_ref(record, session)
+        ref = record.target
         if ref is None or ref.live is not None or ref.finished is not None:
             return
         key = id_key(ref.token)
@@ -155,7 +131,7 @@ class ProgressAfterCompletion(ProgressRule):
     hint = "Send the last progress notification before the response, never after it."
 
     def check(self, record, session):
-        ref = progress_ref(record, session)
+        ref = record.target
         if ref is None or ref.finished is None:
             return
         entry = ref.finished
@@ -175,7 +151,7 @@ class ProgressNotIncreasing(ProgressRule):
     hint = "Send a strictly larger progress value each time; skip notifications that add nothing."
 
     def check(self, record, session):
-        ref = progress_ref(record, session)
+        ref = record.target
         if ref is None or ref.live is None or ref.live.last_progress is None:
             return
         progress = params_of(record).get("progress")
@@ -203,7 +179,7 @@ class ProgressExceedsTotal(ProgressRule):
         progress, total = params.get("progress"), params.get("total")
         if not is_number(total):
             return
-        ref = progress_ref(record, session)
+        ref = record.target
         entry = ref.live if ref is not None else None
         notes, related = [], []
         if is_number(progress) and progress > total:
