@@ -110,6 +110,8 @@ class Session:
     finished_tokens: dict[Direction, Bounded] = field(default_factory=lambda: {
         Direction.C2S: Bounded(10_000), Direction.S2C: Bounded(10_000)})
     undirected: Bounded = field(default_factory=lambda: Bounded(MAX_PENDING))  # requests of unknown sender
+    invalid_ids: Bounded = field(default_factory=lambda: Bounded(10_000))  # (sender, id) of invalid messages
+    unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
     tools: ToolCatalog = field(default_factory=ToolCatalog)
     messages: int = 0
     last_record: Record | None = None
@@ -357,7 +359,11 @@ class Analyzer:
         """Set ``record.request`` and ``record.answer`` (ok/duplicate/after-cancel/unknown/...)."""
         direction = record.direction
         if not record.has_id or record.id is None:
-            record.answer = "no-id"
+            sender = direction.other if direction else None
+            if record.kind is Kind.ERROR and (session.unreadable.get(sender) or session.unreadable.get(None)):
+                record.answer = "unreadable"  # the error for an earlier unparseable message
+            else:
+                record.answer = "no-id"
             return
         if direction is None:
             entry = session.undirected.get(id_key(record.id))
@@ -387,6 +393,9 @@ class Analyzer:
         if key in session.requests[direction]:
             record.answer = "own-id"  # answers a request its own side sent
             return
+        if (asker, key) in session.invalid_ids or (None, key) in session.invalid_ids:
+            record.answer = "echo-invalid"  # e.g. a -32600 error naming the id of an invalid message
+            return
         record.answer = "unknown"
 
     # -- commit: the record becomes history --------------------------------------------------
@@ -394,6 +403,10 @@ class Analyzer:
         session: Session = record.session
         session.last_record = record
         if not record.is_message:
+            if record.kind is Kind.INVALID and record.has_id:
+                session.invalid_ids[(record.direction, id_key(record.id))] = record
+            if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:
+                session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
             return
         session.messages += 1
         direction = record.direction
@@ -438,6 +451,11 @@ class Analyzer:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
 
     def _commit_response(self, record: Record, session: Session) -> None:
+        if record.answer == "unreadable":
+            sender = record.direction.other if record.direction else None
+            sender = sender if session.unreadable.get(sender) else None
+            session.unreadable[sender] -= 1
+            return
         if record.direction is None:
             if record.answer == "ok":
                 session.undirected[id_key(record.id)].response = record

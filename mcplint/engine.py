@@ -64,7 +64,8 @@ class Engine:
         revision (cached per combination)."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
         phase, flagged, undirected = session.phase, bool(record.flags), record.direction is None
-        key = (kind, method, version, modern, phase, flagged, undirected)
+        answer = record.answer
+        key = (kind, method, version, modern, phase, flagged, undirected, answer)
         rules = self._dispatch.get(key)
         if rules is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
@@ -75,6 +76,7 @@ class Engine:
             rules = self._dispatch[key] = tuple(sorted(
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
+                 and (r.answers is None or answer in r.answers)
                  and (r.requires is None or (r.requires == "flags" and flagged)
                       or (r.requires == "undirected" and undirected))),
                 key=lambda r: r.code))

@@ -52,6 +52,8 @@ class Rule:
     #: a precondition the engine checks before calling: "flags" (the record carries decoding or
     #: framing flags) or "undirected" (its direction is unknown); None = always call
     requires: ClassVar[str | None] = None
+    #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
+    answers: ClassVar[frozenset[str] | None] = None
     default: ClassVar[bool] = True
 
     # -- hooks -----------------------------------------------------------------------------

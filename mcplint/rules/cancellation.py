@@ -170,6 +170,7 @@ class ResponseAfterCancel(Rule):
     severity, level, spec = Severity.WARNING, "SHOULD", _BEHAVIOR
     confidence = "low"
     kinds = RESPONSES
+    answers = frozenset({"after-cancel"})
     hint = "Stop work on a cancelled request and send nothing more for it."
 
     def check(self, record, session):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from mcplint import protocol
-from mcplint.model import Kind, Severity, id_key
+from mcplint.model import Kind, Severity
 from mcplint.rules._base import (
     MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, error_of, fmt_id, result_of, rule,
 )
@@ -203,6 +203,7 @@ class ResponseToNotification(Rule):
     code, name = "JR010", "response-to-notification"
     severity, level, spec = Severity.ERROR, "MUST NOT", "basic §Notifications"
     kinds = frozenset({Kind.RESULT})
+    answers = frozenset({"no-id"})
     hint = "Do not answer notifications; only requests (messages with an id) get responses."
 
     def check(self, record, session):
@@ -225,20 +226,11 @@ class ResponseUnknownId(Rule):
 
     code, name = "JR011", "response-unknown-id"
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
-    kinds = RESPONSES | {Kind.INVALID}
+    kinds = RESPONSES
+    answers = frozenset({"unknown", "own-id"})  # "echo-invalid" answers an invalid message: fine
     hint = "Answer with exactly the id of the request (same value and type)."
 
     def check(self, record, session):
-        invalid = session.state_for(self).setdefault("invalid", set())  # (sender, id) of invalid messages
-        if record.kind is Kind.INVALID:
-            if record.has_id:
-                invalid.add((record.direction, id_key(record.id)))
-            return
-        if record.answer not in ("unknown", "own-id"):
-            return
-        key = id_key(record.id)
-        if (record.direction.other, key) in invalid or (None, key) in invalid:
-            return  # echoes the id of a message that was no valid request (e.g. in a -32600 error)
         if record.answer == "unknown":
             peer = record.direction.other.sender
             yield self.report(record, f"Response id {fmt_id(record.id)} matches no request the {peer} sent",
@@ -255,6 +247,7 @@ class ResponseIdTypeMismatch(Rule):
     code, name = "JR012", "response-id-type-mismatch"
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
     kinds = RESPONSES
+    answers = frozenset({"type-mismatch"})
     hint = "Echo the id unchanged: 1 and \"1\" are different ids."
 
     def check(self, record, session):
@@ -271,6 +264,7 @@ class DuplicateResponse(Rule):
     code, name = "JR013", "duplicate-response"
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
     kinds = RESPONSES
+    answers = frozenset({"duplicate"})
     hint = "Send exactly one response per request."
 
     def check(self, record, session):
@@ -358,21 +352,12 @@ class ErrorResponseId(Rule):
 
     code, name = "JR017", "error-response-id"
     severity, level, spec = Severity.ERROR, "MUST", "basic §Error Responses"
-    kinds = frozenset({Kind.ERROR, Kind.MALFORMED, Kind.INVALID})
+    kinds = frozenset({Kind.ERROR})
+    answers = frozenset({"no-id"})  # "unreadable": it answers an unparseable message, fine
     confidence = "low"
     hint = "Copy the request's id into the error; only unreadable requests get a null/absent id."
 
     def check(self, record, session):
-        unreadable = session.state_for(self)  # sender -> unreadable messages not yet answered
-        if record.kind in (Kind.MALFORMED, Kind.INVALID):
-            unreadable[record.direction] = unreadable.get(record.direction, 0) + 1
-            return
-        if record.answer != "no-id":
-            return
-        for sender in (record.direction.other if record.direction else None, None):
-            if unreadable.get(sender):
-                unreadable[sender] -= 1
-                return  # answers an unreadable message, whatever the code
         error = error_of(record)
         code = error.get("code") if isinstance(error, dict) else None
         if code in (-32700, -32600):

@@ -80,6 +80,7 @@ class _Unanswered(Rule):
     """Shared plumbing: responses are watched only to spot answers the analyzer could not match."""
 
     kinds = RESPONSES
+    answers = frozenset({"type-mismatch", "unknown-direction"})
     confidence = "low"
 
     def check(self, record, session):
