@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from mcplint.model import Kind, Record, Severity
+from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import Rule, error_of, fmt_id, params_of, result_of, rule
 
 _TOOL_ERRORS = "server/tools §Error Handling"
@@ -47,6 +47,10 @@ def says_unknown_tool(record: Record) -> bool:
     return isinstance(message, str) and bool(_UNKNOWN_TOOL.search(message))
 
 
+#: only the first answer to a call is judged (not duplicates, not answers after a cancel)
+_FIRST_ANSWER = frozenset({"ok"})
+
+
 @rule
 class UnknownToolMustBeProtocolError(Rule):
     """Checks for calls of unlisted tools answered with a result instead of a JSON-RPC error."""
@@ -57,10 +61,11 @@ class UnknownToolMustBeProtocolError(Rule):
     confidence = "low"
     kinds = frozenset({Kind.RESULT})
     methods = _TOOLS_CALL
+    answers = _FIRST_ANSWER
     hint = 'Answer a call of an unknown tool with a JSON-RPC error (-32602 "Unknown tool").'
 
     def check(self, record, session):
-        if record.answer != "ok" or record.direction is None or record.direction.sender != "server":
+        if record.direction is not Direction.S2C:
             return
         name = tool_name(record.request)
         if listed(session, name) is not False:
@@ -82,10 +87,11 @@ class UnknownToolErrorCode(Rule):
     party = "server"
     kinds = frozenset({Kind.ERROR})
     methods = _TOOLS_CALL
+    answers = _FIRST_ANSWER
     hint = "Use -32602 (Invalid params) for an unknown tool name, as the spec's example does."
 
     def check(self, record, session):
-        if record.answer != "ok" or record.direction is None or record.direction.sender != "server":
+        if record.direction is not Direction.S2C:
             return
         error = error_of(record)
         code = error.get("code") if isinstance(error, dict) else None
@@ -113,11 +119,12 @@ class ToolFailureAsProtocolError(Rule):
     confidence = "low"
     kinds = frozenset({Kind.ERROR})
     methods = _TOOLS_CALL
+    answers = _FIRST_ANSWER
     hint = ('Return {"content": [...], "isError": true} for errors raised by the tool, so that the '
             "model can see them; keep JSON-RPC errors for unknown tools and bad requests.")
 
     def check(self, record, session):
-        if record.answer != "ok" or record.direction is None or record.direction.sender != "server":
+        if record.direction is not Direction.S2C:
             return
         error = error_of(record)
         code = error.get("code") if isinstance(error, dict) else None
