@@ -139,6 +139,16 @@ class Session:
         out.sort(key=lambda e: e.record.line)
         return out
 
+    def release(self) -> None:
+        """Drop the per-request tables once the session was finished (bounded memory)."""
+        for table in (self.requests, self.pending, self.tokens, self.finished_tokens):
+            for side in table.values():
+                side.clear()
+        self.undirected.clear()
+        self.invalid_ids.clear()
+        self.tools = ToolCatalog()
+        self.state.clear()
+
     def state_for(self, rule: object) -> dict:
         """A private dict a rule may keep per session (for facts nobody else needs)."""
         return self.state.setdefault(type(rule).__name__, {})

@@ -109,3 +109,4 @@ class Engine:
         for rule in self._finishers:
             if self.applies(rule, session.version, session.modern):
                 yield from rule.finish(session)
+        session.release()

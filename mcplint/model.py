@@ -151,6 +151,7 @@ class Finding:
     confidence: str = "high"
     session: str | None = None
     direction: str | None = None
+    direction_inferred: bool = False  # the capture did not say; the analyzer inferred it
     id: Any = None
     method: str | None = None
     party: str | None = None
@@ -174,6 +175,7 @@ class Finding:
             "line": self.line,
             "session": self.session,
             "direction": self.direction,
+            "direction_inferred": self.direction_inferred,
             "id": self.id,
             "method": self.method,
             "party": self.party,

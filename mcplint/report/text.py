@@ -42,7 +42,8 @@ def full(findings, summary, out, color: bool = False) -> None:
             header += f" ({', '.join(facts)})"
         out.write(style(header, bold=True) + "\n")
         for f in group:
-            where = f"{f.line:>5}  {_ARROWS.get(f.direction, '   ')}"
+            arrow = _ARROWS.get(f.direction, "   ") + ("?" if f.direction_inferred else " ")
+            where = f"{f.line:>5}  {arrow}"
             what = style(f"{f.severity.value:<7}", fg=_COLORS[f.severity], bold=True)
             subject = ""
             if f.method:

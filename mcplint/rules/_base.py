@@ -97,6 +97,7 @@ class Rule:
             confidence=confidence or self.confidence,
             session=session.label if session is not None else None,
             direction=record.direction.value if record.direction else None,
+            direction_inferred=record.direction is not None and not record.direction_observed,
             id=record.id if record.has_id else None,
             method=record.effective_method,
             party=self._party(record, party or self.party),
