@@ -337,7 +337,9 @@ class Analyzer:
                 session.midstream = True
         kind = record.kind
         if kind is Kind.NOTIFICATION and record.method == "notifications/progress":
-            record.target = progress_ref(record, session)
+            record.target = ref = progress_ref(record, session)
+            if ref is not None and ref.live is not None and ref.live.cancel is not None:
+                record.answer = "after-cancel"  # progress for a request its sender cancelled
         if kind is Kind.REQUEST:
             if session.era is None:
                 if record.method == "initialize":

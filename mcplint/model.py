@@ -105,7 +105,7 @@ class Record:
     revision: str | None = None  # the known revision it is analysed as (see protocol.nearest_known)
     request: Record | None = None  # for responses: the request they answer
     target: Any = None  # for notifications/progress: the analyzer's ProgressRef
-    answer: str | None = None  # for responses: how the id matched (see analyzer)
+    answer: str | None = None  # responses: how the id matched; progress: "after-cancel" (see analyzer)
 
     @property
     def params(self) -> Any:

@@ -164,19 +164,24 @@ class CancelMissingRequestId(CancelRule):
 
 @rule
 class ResponseAfterCancel(Rule):
-    """Checks for responses sent for a request after its cancellation."""
+    """Checks for responses (2026-07-28: any message) sent for a request after its cancellation."""
 
     code, name = "CN006", "response-after-cancel"
     severity, level, spec = Severity.WARNING, "SHOULD", _BEHAVIOR
     confidence = "low"
-    kinds = RESPONSES
-    answers = frozenset({"after-cancel"})
+    kinds = RESPONSES | NOTIFICATIONS
+    answers = frozenset({"after-cancel"})  # progress notifications of a cancelled request too
     hint = "Stop work on a cancelled request and send nothing more for it."
 
     def check(self, record, session):
-        if record.answer != "after-cancel" or record.direction is None:
+        if record.direction is None:
             return
-        entry = session.find_request(record.direction.other, record.id)
+        if record.kind is Kind.NOTIFICATION:
+            if record.revision not in protocol.MODERN:
+                return  # legacy revisions only ask not to *answer* a cancelled request
+            entry = record.target.live
+        else:
+            entry = session.find_request(record.direction.other, record.id)
         if entry is None or entry.cancel is None:
             return
         if entry.record.method == "initialize":
@@ -186,7 +191,9 @@ class ResponseAfterCancel(Rule):
             return  # the response and the cancellation crossed each other
         modern = record.revision in protocol.MODERN
         related = [(entry.record, "request"), (entry.cancel, "cancellation")]
-        what = f"Request {fmt_id(record.id)} ({entry.record.method!r}) was answered"
+        what = (f"Progress for request {fmt_id(entry.record.id)} ({entry.record.method!r}) was sent"
+                if record.kind is Kind.NOTIFICATION else
+                f"Request {fmt_id(record.id)} ({entry.record.method!r}) was answered")
         if gap is None:
             yield self.report(record, f"{what} after its cancellation (no timestamps: this may be a race)",
                               severity=Severity.INFO, related=related)
