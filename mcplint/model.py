@@ -83,7 +83,7 @@ class Record:
     path: str
     line: int
     kind: Kind
-    text: str
+    data: bytes | str  # the line as read (bytes until someone needs the text)
     direction: Direction | None = None
     direction_observed: bool = True
     ts: str | None = None
@@ -106,6 +106,14 @@ class Record:
     request: Record | None = None  # for responses: the request they answer
     target: Any = None  # for notifications/progress: the analyzer's ProgressRef
     answer: str | None = None  # responses: how the id matched; progress: "after-cancel" (see analyzer)
+
+    @property
+    def text(self) -> str:
+        """The line as text (decoded on first use; undecodable bytes replaced)."""
+        data = self.data
+        if isinstance(data, bytes):
+            data = self.data = data.decode("utf-8", "replace")
+        return data
 
     @property
     def params(self) -> Any:

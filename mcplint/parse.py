@@ -24,6 +24,8 @@ MAX_CONTINUATION_BYTES = 1 << 20
 MAX_VALUES_PER_LINE = 1000
 
 _UNSET: Any = object()
+_CRLF = frozenset({"crlf"})
+_BLANK = frozenset({"blank"})
 
 
 @dataclass(slots=True)
@@ -86,49 +88,58 @@ def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
     return text, frozenset(flags)
 
 
-def classify(path: str, line: int, text: str, value: Any, **extra: Any) -> Record:
+def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
     """Classify one parsed JSON value as a record (batch elements included)."""
-    if isinstance(value, dict):
+    if type(value) is dict:
         has_method = "method" in value
         has_id = "id" in value
         method = value.get("method")
-        if has_method and not isinstance(method, str):
-            return Record(path, line, Kind.INVALID, text, msg=value, has_id=has_id,
-                          id=value.get("id"), error="method is not a string", **extra)
+        if has_method and type(method) is not str:
+            return Record(path, line, Kind.INVALID, data, msg=value, has_id=has_id,
+                          id=value.get("id"), error="method is not a string")
         has_result = "result" in value
         has_error = "error" in value
         if has_method and not (has_result or has_error):
             kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
-            return Record(path, line, kind, text, msg=value, has_id=has_id,
-                          id=value.get("id"), method=method, **extra)
+            return Record(path, line, kind, data, msg=value, has_id=has_id, id=value.get("id"), method=method)
         if has_id and (has_result or has_error) and not has_method:
             kind = Kind.RESULT if has_result else Kind.ERROR
-            return Record(path, line, kind, text, msg=value, has_id=True, id=value["id"], **extra)
+            return Record(path, line, kind, data, msg=value, has_id=True, id=value["id"])
         if has_error and not has_method:
             # an error response without any id: shape is still recognisable (JR017)
-            return Record(path, line, Kind.ERROR, text, msg=value, **extra)
+            return Record(path, line, Kind.ERROR, data, msg=value)
         if has_result and not has_method:
-            return Record(path, line, Kind.RESULT, text, msg=value, **extra)
+            return Record(path, line, Kind.RESULT, data, msg=value)
         why = "method together with result/error" if has_method else "neither method nor result/error"
-        return Record(path, line, Kind.INVALID, text, msg=value, has_id=has_id,
-                      id=value.get("id"), method=method if has_method else None, error=why, **extra)
-    if isinstance(value, list):
-        record = Record(path, line, Kind.BATCH, text, msg=value, **extra)
-        record.children = tuple(
-            _child(path, line, text, element, record, extra) for element in value
-        )
+        return Record(path, line, Kind.INVALID, data, msg=value, has_id=has_id,
+                      id=value.get("id"), method=method if has_method else None, error=why)
+    if type(value) is list:
+        record = Record(path, line, Kind.BATCH, data, msg=value)
+        record.children = tuple(_child(path, line, data, element, record) for element in value)
         return record
-    return Record(path, line, Kind.INVALID, text, msg=value,
-                  error=f"a JSON {type(value).__name__ if value is not None else 'null'} is not a message", **extra)
+    name = "null" if value is None else type(value).__name__
+    return Record(path, line, Kind.INVALID, data, msg=value, error=f"a JSON {name} is not a message")
 
 
-def _child(path: str, line: int, text: str, value: Any, parent: Record, extra: dict) -> Record:
-    if isinstance(value, list):  # nested arrays are not messages
-        child = Record(path, line, Kind.INVALID, text, msg=value, error="nested array", **extra)
+def _child(path: str, line: int, data: bytes | str, value: Any, parent: Record) -> Record:
+    if type(value) is list:  # nested arrays are not messages
+        child = Record(path, line, Kind.INVALID, data, msg=value, error="nested array")
     else:
-        child = classify(path, line, text, value, **extra)
+        child = classify(path, line, data, value)
     child.parent = parent
     return child
+
+
+def _stamp(record: Record, frame: Frame, flags: frozenset[str]) -> Record:
+    """Copy what the reader knows (direction, time, session) onto a record and its children."""
+    for target in (record, *record.children):
+        target.direction = frame.direction
+        target.direction_observed = frame.observed
+        target.ts = frame.ts
+        target.t = frame.t
+        target.flags = flags
+        target.session_key = frame.session
+    return record
 
 
 def _loads(text: str) -> tuple[Any, str | None, int]:
@@ -205,46 +216,46 @@ class Parser:
                 yield from joined
 
     # -- one frame ------------------------------------------------------------------
-    def _extra(self, frame: Frame, flags: frozenset[str]) -> dict[str, Any]:
-        return {
-            "direction": frame.direction,
-            "direction_observed": frame.observed,
-            "ts": frame.ts,
-            "t": frame.t,
-            "flags": flags,
-            "session_key": frame.session,
-        }
-
     def _one(self, frame: Frame) -> tuple[Record, bool]:
         """Parse a frame. The flag says the line is an incomplete JSON prefix (IO003)."""
         data = frame.data
-        if isinstance(data, bytes):
-            text, flags = decode_line(data)
-            flags = flags | frame.flags
+        path, line = self.path, frame.line
+        if frame.kind is not None:
+            return _stamp(Record(path, line, frame.kind, data, error=frame.error), frame, frame.flags), False
+        if frame.msg is not _UNSET:
+            return _stamp(classify(path, line, data, frame.msg), frame, frame.flags), False
+        if type(data) is bytes:
+            # fast path: orjson validates UTF-8 itself, so a line that parses needs no decoding
+            flags = frame.flags
+            if data[-1:] == b"\r":
+                data = data[:-1]
+                flags = flags | _CRLF
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                return _stamp(classify(path, line, data, value), frame, flags), False
+            text, decoded = decode_line(frame.data)
+            flags = decoded | frame.flags
         else:
             text, flags = data, frame.flags
-        extra = self._extra(frame, flags)
-        if frame.kind is not None:
-            return Record(self.path, frame.line, frame.kind, text, error=frame.error, **extra), False
-        if frame.msg is not _UNSET:
-            return classify(self.path, frame.line, text, frame.msg, **extra), False
         if not text.strip():
-            extra["flags"] = flags | {"blank"}
-            return Record(self.path, frame.line, Kind.TEXT, text, **extra), False
+            return _stamp(Record(path, line, Kind.TEXT, text), frame, flags | _BLANK), False
         value, err, pos = _loads(text)
         if err is None:
-            return classify(self.path, frame.line, text, value, **extra), False
+            return _stamp(classify(path, line, text, value), frame, flags), False
         if err == "unexpected content after document":
             values = _split_values(text, pos)
             if values is not None:
-                record = Record(self.path, frame.line, Kind.MULTI, text, msg=values, **extra)
-                record.children = tuple(_child(self.path, frame.line, text, v, record, extra) for v in values)
-                return record, False
+                record = Record(path, line, Kind.MULTI, text, msg=values)
+                record.children = tuple(_child(path, line, text, v, record) for v in values)
+                return _stamp(record, frame, flags), False
         if not _looks_like_json(text):
-            return Record(self.path, frame.line, Kind.TEXT, text, **extra), False
-        record = Record(self.path, frame.line, Kind.MALFORMED, text, error=f"{err} at character {pos}", **extra)
+            return _stamp(Record(path, line, Kind.TEXT, text), frame, flags), False
+        record = Record(path, line, Kind.MALFORMED, text, error=f"{err} at character {pos}")
         incomplete = err == "unexpected end of data" and pos >= len(text.rstrip())
-        return record, incomplete
+        return _stamp(record, frame, flags), incomplete
 
     def _join(self, first: Frame, pending: deque[Frame], source: Iterator[Frame]) -> list[Record] | None:
         """Re-assemble a message spread over several lines, or None when it is not one."""
@@ -264,8 +275,8 @@ class Parser:
             value, err, pos = _loads("\n".join(parts))
             if err is None:
                 head, _ = self._one(first)
-                joined = classify(self.path, first.line, "\n".join(parts), value, **self._extra(
-                    first, head.flags | {"multiline"}))
+                joined = _stamp(classify(self.path, first.line, "\n".join(parts), value), first,
+                                head.flags | {"multiline"})
                 joined.span = len(parts)
                 out = [joined]
                 for cont in taken:
