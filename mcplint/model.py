@@ -92,6 +92,7 @@ class Record:
     has_id: bool = False
     id: Any = None
     method: str | None = None
+    params: Any = None  # the message's "params" member, when it has one
     error: str | None = None  # why a MALFORMED/INVALID record could not be read
     flags: frozenset[str] = frozenset()
     children: tuple[Record, ...] = ()
@@ -114,11 +115,6 @@ class Record:
         if isinstance(data, bytes):
             data = self.data = data.decode("utf-8", "replace")
         return data
-
-    @property
-    def params(self) -> Any:
-        msg = self.msg
-        return msg.get("params") if isinstance(msg, dict) else None
 
     @property
     def sender(self) -> str | None:

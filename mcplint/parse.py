@@ -101,7 +101,8 @@ def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
         has_error = "error" in value
         if has_method and not (has_result or has_error):
             kind = Kind.REQUEST if has_id else Kind.NOTIFICATION
-            return Record(path, line, kind, data, msg=value, has_id=has_id, id=value.get("id"), method=method)
+            return Record(path, line, kind, data, msg=value, has_id=has_id, id=value.get("id"), method=method,
+                          params=value.get("params"))
         if has_id and (has_result or has_error) and not has_method:
             kind = Kind.RESULT if has_result else Kind.ERROR
             return Record(path, line, kind, data, msg=value, has_id=True, id=value["id"])
