@@ -102,6 +102,7 @@ class Session:
     first_record: Record | None = None
     first_message: dict[Direction, Record] = field(default_factory=dict)
     midstream: bool = False  # the capture joined an already running session
+    version_given: bool = False  # the user named the revision (--protocol-version): a mid-session start is expected
     requests: dict[Direction, Bounded] = field(default_factory=lambda: {
         Direction.C2S: Bounded(MAX_ANSWERED), Direction.S2C: Bounded(MAX_ANSWERED)})
     pending: dict[Direction, Bounded] = field(default_factory=lambda: {
@@ -224,6 +225,7 @@ class Analyzer:
         session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit,
                           file_state=self.file_state)
         session.version = self.protocol_version
+        session.version_given = self.protocol_version is not None
         self.sessions[session.label] = session
         return session
 

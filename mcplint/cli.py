@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -65,6 +66,12 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
     except InputError as exc:
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)
+    except Exception as exc:  # a bug of ours: say so in one line, exit 2 (traceback on request)
+        if os.environ.get("MCPLINT_DEBUG"):
+            raise
+        click.echo(f"mcplint: internal error: {type(exc).__name__}: {exc} (set MCPLINT_DEBUG=1 for the "
+                   "traceback, and please report it)", err=True)
+        sys.exit(2)
     floor = Severity(min_severity)
     shown = [f for f in findings if f.severity.rank >= floor.rank]
     out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout
@@ -72,7 +79,7 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         reporter = REPORTERS[output_format]
         if output_format in ("full", "concise"):
             use_color = color == "always" or (color == "auto" and out is sys.stdout and sys.stdout.isatty()
-                                              and "NO_COLOR" not in __import__("os").environ)
+                                              and "NO_COLOR" not in os.environ)
             reporter(shown, summary, out, color=use_color)
         else:
             reporter(shown, summary, out)

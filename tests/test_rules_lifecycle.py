@@ -108,7 +108,15 @@ C→S {"jsonrpc":"2.0","id":5,"method":"tools/list"}
 S→C {"jsonrpc":"2.0","id":5,"result":{"tools":[]}}
 C→S {"jsonrpc":"2.0","id":6,"method":"tools/list"}
 """
-    assert lc(text) == {(1, "LC001"): ("error", "low")}
+    assert lc(text) == {(1, "LC001"): ("warning", "low")}
+
+
+def test_protocol_version_option_means_the_capture_joined_a_session():
+    from mcplint.engine import Engine
+    from tests.ruledocs import run_transcript
+
+    text = 'C→S {"jsonrpc":"2.0","id":5,"method":"tools/list"}\nS→C {"jsonrpc":"2.0","id":5,"result":{"tools":[]}}\n'
+    assert [f.code for f in run_transcript(text, Engine(protocol_version="2025-06-18"))] == []
 
 
 def test_server_response_first_is_truncation_not_lc002():
@@ -143,7 +151,7 @@ def test_keyed_session_server_first_then_initialize():
 
 def test_keyed_session_without_initialize_is_low_confidence():
     entries = init_msgs() + [("c2s", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, "abc")]
-    assert lc_capture(entries) == {(4, "LC001"): ("error", "low")}
+    assert lc_capture(entries) == {(4, "LC001"): ("warning", "low")}
 
 
 # -- LC003 / LC004 -----------------------------------------------------------------------------

@@ -100,10 +100,13 @@ class InitializeNotFirst(Rule):
         if _is_client_initialize(record):
             return
         truncated = session.midstream and (session.ordinal == 1 or session.explicit_key)
+        if truncated and session.version_given:
+            return  # --protocol-version says the capture starts after the handshake
         what = f"{record.method!r}" if record.method else f"a {record.kind.value} (id {fmt_id(record.id)})"
         yield self.report(record, f"First client message of the session is {what}, not an initialize request"
-                          + (" (or the capture started mid-session)" if truncated else ""),
-                          confidence="low" if truncated else None)
+                          + (" (or the capture started mid-session; --protocol-version says so)" if truncated else ""),
+                          confidence="low" if truncated else None,
+                          severity=Severity.WARNING if truncated else None)
 
 
 @rule
