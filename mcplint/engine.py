@@ -11,7 +11,7 @@ from mcplint.model import Finding, Kind, Record
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
 from mcplint.rules import all_rules
-from mcplint.rules._base import Rule
+from mcplint.rules._base import TRACKERS, Rule, Tracker
 
 
 class Engine:
@@ -35,6 +35,19 @@ class Engine:
                         self._by_method.setdefault((kind, method), []).append(rule)
         self._dispatch: dict[tuple, tuple[Rule, ...]] = {}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
+        self.trackers = [cls() for cls in TRACKERS]
+        self._tracker_dispatch: dict[tuple[Kind, str | None], tuple[Tracker, ...]] = {}
+
+    def _trackers_for(self, record: Record) -> tuple[Tracker, ...]:
+        key = (record.kind, record.effective_method)
+        trackers = self._tracker_dispatch.get(key)
+        if trackers is None:
+            if len(self._tracker_dispatch) > 4096:
+                self._tracker_dispatch.clear()
+            trackers = self._tracker_dispatch[key] = tuple(
+                t for t in self.trackers
+                if key[0] in t.kinds and (t.methods is None or key[1] in t.methods))
+        return trackers
 
     # -- public API ------------------------------------------------------------------------
     def lint_stream(self, stream: IO[bytes], path: str, input_format: str = "auto",
@@ -102,7 +115,11 @@ class Engine:
             analyzer.observe(child)
             found.extend(self._check(child, session))
             analyzer.commit(child)
+            for tracker in self._trackers_for(child):
+                tracker.commit(child, session)
         analyzer.commit(record)
+        for tracker in self._trackers_for(record):
+            tracker.commit(record, session)
         return found
 
     def _finish(self, session: Session) -> Iterator[Finding]:

@@ -121,6 +121,40 @@ class Rule:
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else cls.name
 
 
+class Tracker:
+    """Keeps the session facts of one rule family (resources, tasks, ...) that the shared
+    analyzer does not: rules read them through :meth:`of`, and the engine calls
+    :meth:`commit` after the rules judged a record, so rules always see the state as it stood
+    before the record. ``kinds``/``methods`` select the records to commit, as for rules.
+    """
+
+    kinds: ClassVar[frozenset[Kind]] = frozenset()
+    methods: ClassVar[frozenset[str] | None] = None
+    #: the per-session facts object: a class called without arguments (a dataclass)
+    facts: ClassVar[type] = dict
+
+    @classmethod
+    def of(cls, session: Session) -> Any:
+        """This family's facts of ``session`` (created on first use)."""
+        facts = session.state.get(cls)
+        if facts is None:
+            facts = session.state[cls] = cls.facts()
+        return facts
+
+    def commit(self, record: Record, session: Session) -> None:
+        """Update the facts after the rules have judged ``record``."""
+
+
+TRACKERS: list[type[Tracker]] = []
+
+
+def tracker(cls: type[Tracker]) -> type[Tracker]:
+    """Register a tracker class (the engine runs every registered tracker)."""
+    if cls not in TRACKERS:
+        TRACKERS.append(cls)
+    return cls
+
+
 def rule(cls: type[Rule]) -> type[Rule]:
     """Register a rule class (unique code and name, well-formed metadata)."""
     if not _CODE.match(cls.code):
