@@ -13,7 +13,8 @@ class SelectionError(ValueError):
 
 
 def resolve(selector: str) -> set[str]:
-    """Codes matched by one selector: ``JR004``, ``JR``, ``CAP0``, ``request-id-null`` or ``ALL``."""
+    """Codes matched by one selector: ``JR004``, ``JR``, ``CAP0``, ``request-id-null``, a category
+    (``lifecycle``) or ``ALL``."""
     registry = load()
     selector = selector.strip()
     if selector.upper() == "ALL":
@@ -21,6 +22,9 @@ def resolve(selector: str) -> set[str]:
     by_name = {cls.name: code for code, cls in registry.items()}
     if selector in by_name:
         return {by_name[selector]}
+    by_category = {code for code, cls in registry.items() if cls.category() == selector.lower()}
+    if by_category:
+        return by_category
     matched = {code for code in registry if code.startswith(selector.upper())}
     if not matched:
         raise SelectionError(f"unknown rule selector {selector!r}")

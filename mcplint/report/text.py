@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 
 import click
+from tabulate import tabulate
 
 from mcplint.model import Severity
 from mcplint.rules._base import fmt_id
@@ -66,4 +67,31 @@ def full(findings, summary, out, color: bool = False) -> None:
 def concise(findings, summary, out, color: bool = False) -> None:
     for f in findings:
         out.write(f"{f.path}:{f.line}: {f.code} [{f.severity.value}] {f.message}\n")
+    out.write(summary_line(findings, summary) + "\n")
+
+
+def grouped(findings, summary, out, color: bool = False) -> None:
+    """One table per file: line, direction, severity, code and message."""
+    for path, group in groupby(findings, key=lambda f: f.path):
+        rows = [(f.line, _ARROWS.get(f.direction, "") + ("?" if f.direction_inferred else ""),
+                 f.severity.value, f.code, f.message + (" (heuristic)" if f.confidence == "low" else ""))
+                for f in group]
+        out.write(f"{path}:\n")
+        out.write(tabulate(rows, headers=["line", "dir", "severity", "code", "message"], tablefmt="simple"))
+        out.write("\n\n")
+    out.write(summary_line(findings, summary) + "\n")
+
+
+def statistics(findings, summary, out, color: bool = False) -> None:
+    """Counts per rule, most frequent first, then the summary line."""
+    counts: dict[tuple[str, str], int] = {}
+    severity: dict[str, str] = {}
+    for f in findings:
+        counts[(f.code, f.name)] = counts.get((f.code, f.name), 0) + 1
+        severity[f.code] = f.severity.value
+    rows = sorted(((n, code, name, severity[code]) for (code, name), n in counts.items()),
+                  key=lambda r: (-r[0], r[1]))
+    if rows:
+        out.write(tabulate(rows, headers=["count", "code", "name", "severity"], tablefmt="simple"))
+        out.write("\n")
     out.write(summary_line(findings, summary) + "\n")

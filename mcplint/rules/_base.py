@@ -15,6 +15,16 @@ if TYPE_CHECKING:
 
 REGISTRY: dict[str, type[Rule]] = {}
 
+#: Rule groups of the catalog (code prefix -> category name used by --select and reports).
+CATEGORIES = {
+    "JR": "jsonrpc", "LC": "lifecycle", "CAP": "capabilities", "SV": "schema", "TL": "tools",
+    "PR": "progress", "CN": "cancellation", "PI": "ping", "LG": "logging", "PA": "pagination",
+    "RS": "resources", "PM": "prompts", "CP": "completion", "SM": "sampling", "EL": "elicitation",
+    "RT": "roots", "TK": "tasks", "MT": "meta", "IO": "stdio", "HT": "http", "HS": "http",
+    "HM": "http", "AU": "authorization", "MD": "modern", "MR": "mrtr", "SB": "subscriptions",
+    "CA": "caching", "HX": "heuristics",
+}
+
 _CODE = re.compile(r"^[A-Z]{2,4}\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -115,6 +125,10 @@ class Rule:
         if party == "receiver":
             return record.direction.other.sender if record.direction else None
         return party
+
+    @classmethod
+    def category(cls) -> str:
+        return CATEGORIES.get(cls.code.rstrip("0123456789"), "other")
 
     @classmethod
     def summary(cls) -> str:

@@ -1,0 +1,135 @@
+"""CI formats: SARIF 2.1.0, GitHub workflow commands, GitLab Code Quality, JUnit XML."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from xml.sax.saxutils import escape, quoteattr
+
+import orjson
+
+from mcplint import __version__
+from mcplint.docs import help_url, read_page, sections
+from mcplint.fingerprint import fingerprints
+from mcplint.model import Severity
+from mcplint.rules import load
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_GITLAB_SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
+_GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _uri(path: str) -> str:
+    return path.replace("\\", "/")
+
+
+def _sarif_rule(cls) -> dict:
+    page = read_page(cls.code, cls.name) or ""
+    parts = sections(page)
+    full = " ".join(p for p in (parts.get("What it does", ""), parts.get("Why is this bad?", "")) if p)
+    return {
+        "id": cls.code,
+        "name": cls.name,
+        "shortDescription": {"text": cls.summary()},
+        "fullDescription": {"text": full or cls.summary()},
+        "help": {"text": cls.hint or cls.summary(), "markdown": page or cls.summary()},
+        "helpUri": help_url(cls.code, cls.name),
+        "defaultConfiguration": {"level": _SARIF_LEVEL[cls.severity]},
+        "properties": {"tags": [cls.category(), cls.level], "precision": "medium" if cls.confidence == "low" else "high"},
+    }
+
+
+def sarif(findings, summary, out) -> None:
+    registry = load()
+    codes = sorted({f.code for f in findings})
+    index = {code: i for i, code in enumerate(codes)}
+    results = []
+    for finding, print_ in zip(findings, fingerprints(findings)):
+        result = {
+            "ruleId": finding.code,
+            "ruleIndex": index[finding.code],
+            "level": _SARIF_LEVEL[finding.severity],
+            "message": {"text": finding.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _uri(finding.path)},
+                "region": {"startLine": finding.line},
+            }}],
+            "partialFingerprints": {"mcplint/v1": print_},
+            "properties": {k: v for k, v in {
+                "confidence": finding.confidence, "session": finding.session, "direction": finding.direction,
+                "method": finding.method, "party": finding.party, "spec": finding.spec,
+            }.items() if v is not None},
+        }
+        if finding.related:
+            result["relatedLocations"] = [
+                {"id": i, "message": {"text": rel.note}, "physicalLocation": {
+                    "artifactLocation": {"uri": _uri(finding.path)}, "region": {"startLine": rel.line}}}
+                for i, rel in enumerate(finding.related)]
+        results.append(result)
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcplint",
+                "version": __version__,
+                "informationUri": "https://github.com/mcplint/mcplint",
+                "rules": [_sarif_rule(registry[code]) for code in codes],
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(findings, summary, out) -> None:
+    for f in findings:
+        command = _GITHUB_COMMAND[f.severity]
+        title = _gh_property(f"{f.code} {f.name}")
+        out.write(f"::{command} file={_gh_property(_uri(f.path))},line={f.line},title={title}::"
+                  f"{_gh_data(f.message)}\n")
+
+
+def gitlab(findings, summary, out) -> None:
+    issues = [{
+        "description": f"{f.code} {f.message}",
+        "check_name": f.code,
+        "fingerprint": print_,
+        "severity": _GITLAB_SEVERITY[f.severity],
+        "location": {"path": _uri(f.path), "lines": {"begin": f.line}},
+    } for f, print_ in zip(findings, fingerprints(findings))]
+    out.write(orjson.dumps(issues, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def junit(findings, summary, out) -> None:
+    by_path = defaultdict(list)
+    for finding in findings:
+        by_path[finding.path].append(finding)
+    paths = list(summary.formats) or sorted(by_path)
+    for path in sorted(by_path):
+        if path not in paths:
+            paths.append(path)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(f'<testsuites name="mcplint" tests="{max(len(findings), 1)}" failures="{len(findings)}">\n')
+    for path in paths:
+        items = by_path.get(path, [])
+        out.write(f'  <testsuite name={quoteattr(path)} tests="{max(len(items), 1)}" failures="{len(items)}">\n')
+        if not items:
+            out.write(f'    <testcase name="mcplint" classname={quoteattr(path)}/>\n')
+        for f in items:
+            name = quoteattr(f"{f.code} line {f.line}")
+            out.write(f"    <testcase name={name} classname={quoteattr(path)} file={quoteattr(path)} line=\"{f.line}\">\n")
+            out.write(f"      <failure message={quoteattr(f.message)} type={quoteattr(f.severity.value)}>"
+                      f"{escape(f'{path}:{f.line}: {f.code} {f.name}: {f.message}')}</failure>\n")
+            out.write("    </testcase>\n")
+        out.write("  </testsuite>\n")
+    out.write("</testsuites>\n")
