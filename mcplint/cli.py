@@ -13,7 +13,8 @@ from mcplint.api import InputError, LintOptions, exceeds, lint_paths
 from mcplint.docs import read_page
 from mcplint.model import Severity
 from mcplint.readers import FORMATS
-from mcplint.report import REPORTERS
+from mcplint.report import COLORED, REPORTERS
+from mcplint.report.text import statistics
 from mcplint.rules import load
 from mcplint.select import SelectionError, select_rules
 
@@ -50,8 +51,11 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings exceed --fail-on.")
 @click.option("--stdin-filename", default="-", help="Name to report for input read from stdin.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
+              help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
 def check(paths, input_format, protocol_version, output_format, output_file, select, ignore,
-          fail_on, min_severity, exit_zero, stdin_filename, color) -> None:
+          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
@@ -60,6 +64,7 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         rules = select_rules(_split(select), _split(ignore))
     except SelectionError as exc:
         raise click.UsageError(str(exc)) from exc
+    extra_reports = [_report_spec(spec) for spec in reports]
     options = LintOptions(input_format, protocol_version, stdin_filename)
     try:
         findings, summary = lint_paths(list(paths), rules, options)
@@ -74,20 +79,37 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         sys.exit(2)
     floor = Severity(min_severity)
     shown = [f for f in findings if f.severity.rank >= floor.rank]
-    out = open(output_file, "w", encoding="utf-8") if output_file else sys.stdout
-    try:
-        reporter = REPORTERS[output_format]
-        if output_format in ("full", "concise"):
-            use_color = color == "always" or (color == "auto" and out is sys.stdout and sys.stdout.isatty()
-                                              and "NO_COLOR" not in os.environ)
-            reporter(shown, summary, out, color=use_color)
-        else:
-            reporter(shown, summary, out)
-    finally:
-        if output_file:
-            out.close()
+    main_format = "statistics" if statistics else output_format
+    _write(main_format, shown, summary, output_file, color)
+    for fmt, path in extra_reports:
+        _write(fmt, shown, summary, path, "never")
     if not exit_zero and exceeds(shown, Severity(fail_on)):
         sys.exit(1)
+
+
+def _report_spec(spec: str) -> tuple[str, str]:
+    fmt, sep, path = spec.partition("=")
+    if not sep or not path or fmt not in REPORTERS:
+        raise click.BadParameter(f"expected FORMAT=PATH with FORMAT one of {', '.join(sorted(REPORTERS))}",
+                                 param_hint="--report")
+    return fmt, path
+
+
+def _write(fmt: str, findings, summary, path: str | None, color: str) -> None:
+    """Render ``findings`` in ``fmt`` to ``path`` (stdout when None)."""
+    out = open(path, "w", encoding="utf-8") if path else sys.stdout
+    try:
+        if fmt == "statistics":
+            statistics(findings, summary, out)
+        elif fmt in COLORED:
+            use_color = color == "always" or (color == "auto" and out is sys.stdout and sys.stdout.isatty()
+                                              and "NO_COLOR" not in os.environ)
+            REPORTERS[fmt](findings, summary, out, color=use_color)
+        else:
+            REPORTERS[fmt](findings, summary, out)
+    finally:
+        if path:
+            out.close()
 
 
 @main.command("rule")
@@ -129,6 +151,7 @@ def _rule_meta(cls) -> dict:
     return {
         "code": cls.code,
         "name": cls.name,
+        "category": cls.category(),
         "severity": cls.severity.value,
         "level": cls.level,
         "confidence": cls.confidence,
