@@ -8,7 +8,7 @@ import sys
 import click
 import orjson
 
-from mcplint import __version__, protocol
+from mcplint import __version__, baseline, protocol
 from mcplint.api import InputError, LintOptions, exceeds, lint_paths
 from mcplint.docs import read_page
 from mcplint.model import Severity
@@ -54,8 +54,13 @@ def main() -> None:
 @click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
               help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Record the current findings in FILE (then exit 0).")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
+              help="Hide findings recorded in FILE; report entries that no longer match.")
 def check(paths, input_format, protocol_version, output_format, output_file, select, ignore,
-          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics) -> None:
+          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics,
+          write_baseline, baseline_file) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
@@ -79,6 +84,26 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         sys.exit(2)
     floor = Severity(min_severity)
     shown = [f for f in findings if f.severity.rank >= floor.rank]
+    if write_baseline:
+        count = baseline.write(write_baseline, shown)
+        click.echo(f"mcplint: wrote {count} finding{'s' if count != 1 else ''} to baseline {write_baseline}", err=True)
+        return
+    if baseline_file:
+        try:
+            filtered = baseline.apply(baseline_file, shown)
+        except baseline.BaselineError as exc:
+            click.echo(f"mcplint: error: {exc}", err=True)
+            sys.exit(2)
+        shown = filtered.kept
+        if filtered.hidden:
+            click.echo(f"mcplint: the baseline hid {filtered.hidden} finding(s)", err=True)
+        if filtered.stale:
+            click.echo(f"mcplint: {len(filtered.stale)} baseline entr{'y' if len(filtered.stale) == 1 else 'ies'} "
+                       "no longer match (fixed, or the capture changed); refresh it with --write-baseline:",
+                       err=True)
+            for entry in filtered.stale:
+                click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} {entry.get('message')}",
+                           err=True)
     main_format = "statistics" if statistics else output_format
     _write(main_format, shown, summary, output_file, color)
     for fmt, path in extra_reports:

@@ -83,3 +83,17 @@ def test_python_dash_m_and_stdin_pipe():
                           input=BROKEN.encode(), capture_output=True, timeout=60)
     assert proc.returncode == 1
     assert b"JR004" in proc.stdout and not proc.stderr
+
+
+def test_baseline_hides_known_findings_and_reports_stale(tmp_path):
+    capture = tmp_path / "cap.transcript"
+    capture.write_text(BROKEN, encoding="utf-8")
+    base = tmp_path / "baseline.json"
+    assert run(["check", str(capture), "--write-baseline", str(base)]).exit_code == 0
+    hidden = CliRunner().invoke(main, ["check", str(capture), "--baseline", str(base)])
+    assert hidden.exit_code == 0 and "All checks passed" in hidden.stdout
+    capture.write_text("# edited above the findings\n" + CLEAN, encoding="utf-8")
+    stale = CliRunner().invoke(main, ["check", str(capture), "--baseline", str(base)])
+    assert stale.exit_code == 0 and "no longer match" in stale.stderr
+    base.write_text("not json")
+    assert run(["check", str(capture), "--baseline", str(base)]).exit_code == 2
