@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,8 @@ from mcplint.model import Finding, Record, Severity
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
+from mcplint.rules import all_rules
+from mcplint.rules import load as load_rules
 from mcplint.rules._base import Rule
 
 INPUT_SUFFIXES = (".jsonl", ".ndjson", ".mcplog", ".transcript")
@@ -68,23 +71,46 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     ]
 
 
-def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
-               options: LintOptions | None = None) -> tuple[list[Finding], RunSummary]:
-    """Lint files (``-`` is stdin); findings come back sorted by path, line and code."""
-    options = options or LintOptions()
+def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
+               engine: Engine | None = None) -> tuple[list[Finding], RunSummary]:
     summary = RunSummary()
-    engine = Engine(rules, options.protocol_version)
+    if name == "-":
+        return list(lint_stream(sys.stdin.buffer, options.stdin_filename, rules, options, summary, engine)), summary
+    try:
+        handle = open(name, "rb")
+    except OSError as exc:
+        raise InputError(f"{name}: {exc.strerror}") from exc
+    with handle:
+        return list(lint_stream(handle, name, rules, options, summary, engine)), summary
+
+
+def _lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:
+    registry = load_rules()
+    return _lint_file(name, [registry[code]() for code in codes], options)
+
+
+def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
+               options: LintOptions | None = None, jobs: int = 1) -> tuple[list[Finding], RunSummary]:
+    """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
+
+    With ``jobs > 1`` files are linted in that many processes; the result is the same as with
+    one process, in the same order.
+    """
+    options = options or LintOptions()
+    names = expand_paths(paths)
+    parts: list[tuple[list[Finding], RunSummary]] = []
+    if jobs > 1 and len(names) > 1 and "-" not in names:
+        codes = [r.code for r in (rules if rules is not None else all_rules())]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(_lint_file_in_worker, names, [codes] * len(names), [options] * len(names)))
+    else:
+        engine = Engine(rules, options.protocol_version)
+        parts = [_lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []
-    for name in expand_paths(paths):
-        if name == "-":
-            findings.extend(lint_stream(sys.stdin.buffer, options.stdin_filename, rules, options, summary, engine))
-            continue
-        try:
-            handle = open(name, "rb")
-        except OSError as exc:
-            raise InputError(f"{name}: {exc.strerror}") from exc
-        with handle:
-            findings.extend(lint_stream(handle, name, rules, options, summary, engine))
+    summary = RunSummary()
+    for found, part in parts:
+        findings.extend(found)
+        summary.merge(part)
     findings.sort(key=Finding.sort_key)
     return findings, summary
 

@@ -54,13 +54,15 @@ def main() -> None:
 @click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
               help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Lint files in this many processes (0: one per CPU).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings in FILE (then exit 0).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
               help="Hide findings recorded in FILE; report entries that no longer match.")
 def check(paths, input_format, protocol_version, output_format, output_file, select, ignore,
           fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics,
-          write_baseline, baseline_file) -> None:
+          write_baseline, baseline_file, jobs) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
@@ -72,7 +74,7 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
     extra_reports = [_report_spec(spec) for spec in reports]
     options = LintOptions(input_format, protocol_version, stdin_filename)
     try:
-        findings, summary = lint_paths(list(paths), rules, options)
+        findings, summary = lint_paths(list(paths), rules, options, jobs=jobs or os.cpu_count() or 1)
     except InputError as exc:
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)

@@ -97,3 +97,13 @@ def test_baseline_hides_known_findings_and_reports_stale(tmp_path):
     assert stale.exit_code == 0 and "no longer match" in stale.stderr
     base.write_text("not json")
     assert run(["check", str(capture), "--baseline", str(base)]).exit_code == 2
+
+
+def test_jobs_give_the_same_findings_in_the_same_order():
+    import os
+
+    samples = os.path.join(os.path.dirname(__file__), "..", "samples")
+    one = run(["check", samples, "--output-format", "json"])
+    two = run(["check", samples, "--output-format", "json", "--jobs", "2"])
+    assert one.exit_code == two.exit_code == 1
+    assert one.output == two.output and orjson.loads(one.output)

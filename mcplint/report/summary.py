@@ -29,5 +29,12 @@ class RunSummary:
             out[finding.severity] += 1
         return out
 
+    def merge(self, other: RunSummary) -> None:
+        """Add another run's counts (files linted in another process)."""
+        self.files += other.files
+        self.records += other.records
+        self.sessions.update(other.sessions)
+        self.formats.update(other.formats)
+
     def session_count(self) -> int:
         return sum(len(v) for v in self.sessions.values())
