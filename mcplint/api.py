@@ -60,6 +60,7 @@ def _counted(records: Iterable[Record], summary: RunSummary) -> Iterator[Record]
 
 def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOptions,
                 summary: RunSummary, engine: Engine | None = None) -> Iterator[Finding]:
+    """Lint one binary stream, adding what it saw to ``summary``."""
     engine = engine or Engine(rules, options.protocol_version)
     fmt, frames = open_frames(stream, options.input_format)
     summary.files += 1
@@ -90,21 +91,23 @@ def _lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> t
 
 
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
-               options: LintOptions | None = None, jobs: int = 1) -> tuple[list[Finding], RunSummary]:
+               options: LintOptions | None = None, jobs: int = 1,
+               observers: Sequence = ()) -> tuple[list[Finding], RunSummary]:
     """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
 
     With ``jobs > 1`` files are linted in that many processes; the result is the same as with
-    one process, in the same order.
+    one process, in the same order. ``observers`` (trackers that watch every record, as
+    ``mcplint stats`` uses) need a single process.
     """
     options = options or LintOptions()
     names = expand_paths(paths)
     parts: list[tuple[list[Finding], RunSummary]] = []
-    if jobs > 1 and len(names) > 1 and "-" not in names:
+    if jobs > 1 and len(names) > 1 and "-" not in names and not observers:
         codes = [r.code for r in (rules if rules is not None else all_rules())]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             parts = list(pool.map(_lint_file_in_worker, names, [codes] * len(names), [options] * len(names)))
     else:
-        engine = Engine(rules, options.protocol_version)
+        engine = Engine(rules, options.protocol_version, observers)
         parts = [_lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []
     summary = RunSummary()

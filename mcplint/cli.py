@@ -139,6 +139,37 @@ def _write(fmt: str, findings, summary, path: str | None, color: str) -> None:
             out.close()
 
 
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
+@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
+@click.option("--output-format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--per-session/--overall", default=True, show_default=True,
+              help="Tables per session as well as the overall one.")
+def stats(paths, input_format, protocol_version, output_format, per_session) -> None:
+    """Traffic figures: messages per method, latency, errors, isError rate, open requests."""
+    from mcplint.stats import StatsCollector, as_dict, merged
+    from mcplint.stats_report import render_tables
+
+    collector = StatsCollector()
+    try:
+        findings, summary = lint_paths(list(paths), None, LintOptions(input_format, protocol_version),
+                                       observers=[collector])
+    except InputError as exc:
+        click.echo(f"mcplint: error: {exc}", err=True)
+        sys.exit(2)
+    collector.add_findings(findings)
+    sessions = {f"{path} session {label}": figures for (path, label), figures in collector.sessions.items()
+                if sum(figures.messages.values())}
+    overall = merged(list(collector.sessions.values()))
+    if output_format == "json":
+        document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
+                    "files": summary.files, "records": summary.records}
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        return
+    click.echo(render_tables(overall, sessions if per_session else {}, summary))
+
+
 @main.command("rule")
 @click.argument("selector", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")

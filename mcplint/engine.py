@@ -19,9 +19,12 @@ class Engine:
 
     The dispatch table maps ``(kind, method)`` to the rules that declared interest in that
     kind (and method), so a record costs only the rules that can say something about it.
+    ``observers`` are trackers that see every record they ask for after it was judged (the
+    ``stats`` and ``show`` commands use them).
     """
 
-    def __init__(self, rules: Sequence[Rule] | None = None, protocol_version: str | None = None):
+    def __init__(self, rules: Sequence[Rule] | None = None, protocol_version: str | None = None,
+                 observers: Sequence[Tracker] = ()):
         self.rules = sorted(rules if rules is not None else all_rules(), key=lambda r: r.code)
         self.protocol_version = protocol_version
         self._any_method: dict[Kind, list[Rule]] = {}
@@ -35,7 +38,8 @@ class Engine:
                         self._by_method.setdefault((kind, method), []).append(rule)
         self._dispatch: dict[tuple, tuple[Rule, ...]] = {}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
-        self.trackers = [cls() for cls in TRACKERS]
+        # family trackers, then observers (stats, timelines) that watch the same records
+        self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self._tracker_dispatch: dict[tuple[Kind, str | None], tuple[Tracker, ...]] = {}
 
     def _trackers_for(self, record: Record) -> tuple[Tracker, ...]:
@@ -126,4 +130,6 @@ class Engine:
         for rule in self._finishers:
             if self.applies(rule, session.version, session.modern):
                 yield from rule.finish(session)
+        for tracker in self.trackers:
+            tracker.finish(session)
         session.release()

@@ -158,6 +158,9 @@ class Tracker:
     def commit(self, record: Record, session: Session) -> None:
         """Update the facts after the rules have judged ``record``."""
 
+    def finish(self, session: Session) -> None:
+        """The session ended (its tables are released right after this)."""
+
 
 TRACKERS: list[type[Tracker]] = []
 

@@ -1,0 +1,176 @@
+"""``mcplint stats``: traffic figures per session and overall, streamed.
+
+Counts messages per method and direction, latency percentiles per method (from capture
+timestamps), JSON-RPC errors by code, the tool ``isError`` rate (failures that monitors counting
+only JSON-RPC errors never see), unanswered and cancelled requests, and findings per severity.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplint.model import Finding, Kind, Record
+from mcplint.rules._base import Tracker
+
+#: Latency samples kept per method; beyond this a reservoir sample stands in for the rest.
+MAX_SAMPLES = 50_000
+
+
+@dataclass
+class Latencies:
+    samples: list[float] = field(default_factory=list)
+    seen: int = 0
+    maximum: float = 0.0
+
+    def add(self, value: float, rng: random.Random) -> None:
+        self.seen += 1
+        self.maximum = max(self.maximum, value)
+        if len(self.samples) < MAX_SAMPLES:
+            self.samples.append(value)
+        else:  # reservoir sampling keeps the percentiles honest at bounded memory
+            slot = rng.randrange(self.seen)
+            if slot < MAX_SAMPLES:
+                self.samples[slot] = value
+
+    def percentile(self, q: float) -> float | None:
+        if not self.samples:
+            return None
+        ordered = sorted(self.samples)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass
+class Figures:
+    """The figures of one session (or of the whole run)."""
+
+    messages: Counter = field(default_factory=Counter)  # (method, direction, kind) -> n
+    latency: dict[str, Latencies] = field(default_factory=lambda: defaultdict(Latencies))
+    error_codes: Counter = field(default_factory=Counter)  # (method, code) -> n
+    tool_calls: int = 0
+    tool_is_error: int = 0
+    cancelled: int = 0
+    unanswered: Counter = field(default_factory=Counter)  # method -> n
+    findings: Counter = field(default_factory=Counter)  # severity -> n
+    version: str | None = None
+    other_lines: Counter = field(default_factory=Counter)  # record kind -> n (text, stderr, ...)
+
+
+class StatsCollector(Tracker):
+    """Watches every record after it was judged and keeps :class:`Figures` per session."""
+
+    kinds = frozenset(Kind)
+    methods = None
+
+    def __init__(self) -> None:
+        self.sessions: dict[tuple[str, str], Figures] = {}
+        self.rng = random.Random(0)
+
+    def figures(self, session) -> Figures:
+        key = (session.path, session.label)
+        figures = self.sessions.get(key)
+        if figures is None:
+            figures = self.sessions[key] = Figures()
+        return figures
+
+    def commit(self, record: Record, session) -> None:
+        figures = self.figures(session)
+        figures.version = session.version or figures.version
+        kind = record.kind
+        if not record.is_message:
+            if kind is not Kind.COMMENT:
+                figures.other_lines[kind.value] += 1
+            return
+        method = record.effective_method or "?"
+        direction = record.direction.value if record.direction else "?"
+        figures.messages[(method, direction, kind.value)] += 1
+        if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
+            figures.cancelled += 1
+        if not record.is_response or record.answer not in ("ok", "after-cancel"):
+            return
+        request = record.request
+        if request is not None and request.t is not None and record.t is not None:
+            figures.latency[method].add(max(0.0, record.t - request.t), self.rng)
+        if kind is Kind.ERROR:
+            error = record.msg.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
+            figures.error_codes[(method, code)] += 1
+        elif method == "tools/call":
+            figures.tool_calls += 1
+            result = record.msg.get("result")
+            if isinstance(result, dict) and result.get("isError") is True:
+                figures.tool_is_error += 1
+
+    def finish(self, session) -> None:
+        """Count the requests still open when the session ended (call before release)."""
+        figures = self.figures(session)
+        for entry in session.pending_requests():
+            if entry.cancel is None:
+                figures.unanswered[entry.record.method or "?"] += 1
+
+    def add_findings(self, findings: list[Finding]) -> None:
+        for finding in findings:
+            figures = self.sessions.get((finding.path, finding.session or ""))
+            if figures is not None:
+                figures.findings[finding.severity.value] += 1
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def method_rows(figures: Figures) -> list[dict[str, Any]]:
+    """One row per method: counts by direction, errors, latency percentiles."""
+    methods: dict[str, dict[str, Any]] = {}
+    for (method, direction, kind), count in figures.messages.items():
+        row = methods.setdefault(method, {"method": method, "c2s": 0, "s2c": 0, "?": 0, "errors": 0})
+        row[direction] = row.get(direction, 0) + count
+    for (method, _), count in figures.error_codes.items():
+        methods.setdefault(method, {"method": method, "c2s": 0, "s2c": 0, "?": 0, "errors": 0})["errors"] += count
+    for method, row in methods.items():
+        lat = figures.latency.get(method)
+        row["p50"] = lat.percentile(0.50) if lat else None
+        row["p95"] = lat.percentile(0.95) if lat else None
+        row["max"] = lat.maximum if lat and lat.seen else None
+    return sorted(methods.values(), key=lambda r: (-(r["c2s"] + r["s2c"] + r["?"]), r["method"]))
+
+
+def merged(figures: list[Figures]) -> Figures:
+    total = Figures()
+    rng = random.Random(0)
+    for part in figures:
+        total.messages.update(part.messages)
+        total.error_codes.update(part.error_codes)
+        total.unanswered.update(part.unanswered)
+        total.findings.update(part.findings)
+        total.other_lines.update(part.other_lines)
+        total.tool_calls += part.tool_calls
+        total.tool_is_error += part.tool_is_error
+        total.cancelled += part.cancelled
+        for method, lat in part.latency.items():
+            target = total.latency[method]
+            for value in lat.samples:
+                target.add(value, rng)
+            target.seen += lat.seen - len(lat.samples)
+            target.maximum = max(target.maximum, lat.maximum)
+    return total
+
+
+def as_dict(figures: Figures) -> dict[str, Any]:
+    return {
+        "version": figures.version,
+        "methods": method_rows(figures),
+        "errors_by_code": [{"method": m, "code": c, "count": n} for (m, c), n in sorted(
+            figures.error_codes.items(), key=lambda item: (-item[1], str(item[0])))],
+        "tool_calls": figures.tool_calls,
+        "tool_is_error": figures.tool_is_error,
+        "tool_is_error_rate": figures.tool_is_error / figures.tool_calls if figures.tool_calls else None,
+        "cancelled": figures.cancelled,
+        "unanswered": dict(figures.unanswered),
+        "findings": dict(figures.findings),
+        "other_lines": dict(figures.other_lines),
+    }
