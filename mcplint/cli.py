@@ -170,6 +170,32 @@ def stats(paths, input_format, protocol_version, output_format, per_session) -> 
     click.echo(render_tables(overall, sessions if per_session else {}, summary))
 
 
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
+@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
+@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True, help="markdown is ready to paste into an issue (secrets masked).")
+def diagnose(paths, input_format, protocol_version, output_format) -> None:
+    """Where did each session stall, and what to suspect."""
+    from mcplint import diagnose_report
+    from mcplint.diagnose import DiagnoseCollector
+
+    collector = DiagnoseCollector()
+    try:
+        lint_paths(list(paths), None, LintOptions(input_format, protocol_version), observers=[collector])
+    except InputError as exc:
+        click.echo(f"mcplint: error: {exc}", err=True)
+        sys.exit(2)
+    diagnoses = list(collector.diagnoses.values())
+    if output_format == "json":
+        click.echo(orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode())
+    elif output_format == "markdown":
+        click.echo(diagnose_report.markdown(diagnoses))
+    else:
+        click.echo(diagnose_report.text(diagnoses))
+
+
 @main.command("rule")
 @click.argument("selector", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
@@ -218,3 +244,30 @@ def _rule_meta(cls) -> dict:
         "spec": cls.spec,
         "hint": cls.hint,
     }
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("-o", "--output", "output", type=click.Path(writable=True), metavar="FILE|DIR",
+              help="Capture file (a directory gets a new timestamped file). Default: "
+                   "mcplint-capture-<time>-<pid>.mcplog in the working directory.")
+@click.option("--redact", is_flag=True, help="Mask secrets in what is written (never in what is relayed).")
+@click.option("--lint", is_flag=True, help="Lint as the traffic flows and print findings to stderr.")
+@click.option("--grace", type=click.FloatRange(min=0), default=2.0, show_default=True, metavar="SECONDS",
+              help="Wait this long after closing the server's stdin before SIGTERM, and after SIGTERM "
+                   "before SIGKILL.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
+def capture(output, redact, lint, grace, command) -> None:
+    """Run an MCP stdio server behind a recording proxy.
+
+    The host launches `mcplint capture -o FILE -- COMMAND ARGS...` instead of the server. Bytes
+    pass unchanged in both directions; every line (and the server's stderr) is recorded in the
+    canonical capture format before it is forwarded. Exits with the server's status.
+    """
+    from mcplint.capture import run_capture
+
+    try:
+        status = run_capture(list(command), output, redact=redact, lint=lint, grace=grace)
+    except OSError as exc:
+        click.echo(f"mcplint: error: cannot open capture file: {exc}", err=True)
+        sys.exit(2)
+    sys.exit(status)

@@ -1,0 +1,303 @@
+"""``mcplint diagnose``: where did a session stall, and what to suspect.
+
+Reads a capture the way an expert reads a wire log: which lifecycle stages were reached, the last
+one that completed, what should have come next, and the likely culprit with a fix. Also lists
+requests still open at the end (with age, who owes whom and progress seen), host timeout
+signatures, late responses after cancellation and the probable origin of stdout pollution.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplint.excerpt import mask_text, shorten
+from mcplint.model import Direction, Kind, Record
+from mcplint.rules._base import Tracker
+
+#: Lifecycle stages of a handshake-era session, in order.
+STAGES = (
+    ("transport", "transport up (something was captured)"),
+    ("initialize_sent", "initialize sent"),
+    ("initialize_answered", "initialize answered"),
+    ("initialized_sent", "notifications/initialized sent"),
+    ("tools_listed", "tools listed"),
+    ("tool_called", "tool called"),
+    ("tool_returned", "tool result returned"),
+)
+
+#: What to suspect after the last completed stage (the table of the issue, in words).
+SUSPECTS = {
+    "transport": (
+        "The server never got (or never answered) a handshake: only process output was captured.",
+        "Check that the server starts at all (the stderr lines below), that it reads newline-delimited "
+        "JSON on stdin and writes only JSON-RPC to stdout, and that the host really launched it."),
+    "initialize_sent": (
+        "initialize was never answered: the server does not support the requested protocol version, "
+        "could not parse the request, or crashed handling it.",
+        "Look at the server's stderr around the initialize line; make sure it answers every initialize, "
+        "with an error naming its supported versions if it cannot accept the requested one."),
+    "initialize_answered": (
+        "The server answered initialize but the client never sent notifications/initialized: the client "
+        "rejected the negotiated version or the server's answer.",
+        "Compare the requested and answered protocolVersion; check the client's log for a version or "
+        "schema error about the initialize result."),
+    "initialized_sent": (
+        "The handshake completed but the client never listed tools.",
+        "Check that the server declared the tools capability in its initialize result, and the client's "
+        "logic that decides whether to list tools."),
+    "tools_listed": (
+        "Tools were listed but never called.",
+        "Check that the host registered the tools (names and inputSchema valid for the host), that all "
+        "pages were fetched (nextCursor), and that the model was offered them."),
+    "tool_called": (
+        "A tool call was never answered.",
+        "Look for argument validation that hangs, slow or unreachable external APIs, file permissions, "
+        "and a missing timeout in the tool; the server must answer every call (isError results for failures)."),
+    "tool_returned": (
+        "The session reached tool results; nothing in the lifecycle is stuck.",
+        "If something still looks hung, see the open requests and timeouts below."),
+}
+
+_POLLUTION = (
+    (re.compile(r"(?i)^npm (warn|notice|err)|^npx:|need to install the following packages"),
+     "npm/npx wrote to stdout (install banner or warning)",
+     "Run the server with `npx -y --quiet` or pre-install it; never let npm write to the MCP stdout."),
+    (re.compile(r"(?i)dotenv|injecting env"),
+     "dotenv printed a notice on stdout",
+     "Pass `quiet: true` to dotenv's config() (or set DOTENV_CONFIG_QUIET=true)."),
+    (re.compile(r"(?i)^content-length:"),
+     "LSP-style Content-Length framing",
+     "MCP stdio is newline-delimited JSON: write one JSON message per line, without headers."),
+    (re.compile(r"^(INFO|DEBUG|WARNING|ERROR|CRITICAL)[: ]|^(INFO|DEBUG|WARNING|ERROR):\w+:"),
+     "Python logging to stdout",
+     "Configure logging with a StreamHandler on sys.stderr (logging.basicConfig(stream=sys.stderr))."),
+    (re.compile(r"(?i)running on stdio|server (started|running|listening)|listening on"),
+     "a start-up banner (print/console.log)",
+     "Write banners with console.error / print(..., file=sys.stderr)."),
+)
+MAX_MODERN_REQUESTS = 10_000
+_TIMEOUT_REASON = re.compile(r"(?i)time(d)? ?out|deadline|took too long")
+
+
+@dataclass
+class OpenRequest:
+    line: int
+    method: str | None
+    id: Any
+    owed_by: str  # the side that owes the answer
+    age: float | None  # seconds from the request to the end of the capture
+    progress: int
+
+
+@dataclass
+class Diagnosis:
+    """What diagnose found for one session."""
+
+    path: str
+    session: str
+    era: str | None = None
+    version: str | None = None
+    stages: dict[str, int] = field(default_factory=dict)  # stage -> line where it was reached
+    last_stage: str | None = None
+    suspect: str | None = None
+    fix: str | None = None
+    open_requests: list[OpenRequest] = field(default_factory=list)
+    timeouts: list[dict] = field(default_factory=list)
+    late_responses: list[dict] = field(default_factory=list)
+    pollution: list[dict] = field(default_factory=list)
+    stderr_tail: list[str] = field(default_factory=list)
+    modern_requests: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "session": self.session, "era": self.era, "version": self.version,
+            "stages": [{"stage": s, "reached": s in self.stages, "line": self.stages.get(s)} for s, _ in STAGES],
+            "last_stage": self.last_stage, "suspect": self.suspect, "fix": self.fix,
+            "open_requests": [vars(o) for o in self.open_requests], "timeouts": self.timeouts,
+            "late_responses": self.late_responses, "stdout_pollution": self.pollution,
+            "stderr_tail": self.stderr_tail, "modern_requests": self.modern_requests, "notes": self.notes,
+        }
+
+
+class DiagnoseCollector(Tracker):
+    """Watches a capture and builds one :class:`Diagnosis` per session."""
+
+    kinds = frozenset(Kind)
+    methods = None
+
+    def __init__(self) -> None:
+        self.diagnoses: dict[tuple[str, str], Diagnosis] = {}
+        self._stderr: dict[tuple[str, str], deque] = {}
+        self._progress: dict[tuple[str, str], dict] = {}
+        self._last_t: dict[tuple[str, str], float] = {}
+
+    def _key(self, session) -> tuple[str, str]:
+        return (session.path, session.label)
+
+    def diagnosis(self, session) -> Diagnosis:
+        key = self._key(session)
+        found = self.diagnoses.get(key)
+        if found is None:
+            found = self.diagnoses[key] = Diagnosis(session.path, session.label)
+            self._stderr[key] = deque(maxlen=8)
+            self._progress[key] = {}
+        return found
+
+    def _reach(self, diagnosis: Diagnosis, stage: str, line: int) -> None:
+        diagnosis.stages.setdefault(stage, line)
+
+    def commit(self, record: Record, session) -> None:
+        d = self.diagnosis(session)
+        key = self._key(session)
+        if record.t is not None:
+            self._last_t[key] = record.t
+        if record.kind is Kind.COMMENT:
+            return
+        self._reach(d, "transport", record.line)
+        if record.kind is Kind.STDERR:
+            self._stderr[key].append(f"{record.line}: {shorten(mask_text(record.text), 200)}")
+            return
+        if record.kind is Kind.TEXT and record.text.strip() and record.direction is not Direction.C2S:
+            self._pollution(d, record)
+            return
+        if not record.is_message:
+            return
+        method = record.effective_method
+        kind = record.kind
+        if kind is Kind.REQUEST and method == "initialize":
+            self._reach(d, "initialize_sent", record.line)
+        elif kind is Kind.RESULT and method == "initialize" and record.answer == "ok":
+            self._reach(d, "initialize_answered", record.line)
+        elif kind is Kind.ERROR and method == "initialize":
+            d.notes.append(f"line {record.line}: initialize was refused: {self._error_text(record)}")
+        elif kind is Kind.NOTIFICATION and method == "notifications/initialized":
+            self._reach(d, "initialized_sent", record.line)
+        elif record.is_response and method == "tools/list" and record.answer == "ok":
+            self._reach(d, "tools_listed", record.line)
+            result = record.msg.get("result") if kind is Kind.RESULT else None
+            if isinstance(result, dict) and result.get("nextCursor") is not None:
+                d.notes.append(f"line {record.line}: tools/list returned a nextCursor; the host must fetch "
+                               "the next page or it misses tools")
+        elif kind is Kind.REQUEST and method == "tools/call":
+            self._reach(d, "tool_called", record.line)
+        elif record.is_response and method == "tools/call" and record.answer == "ok":
+            self._reach(d, "tool_returned", record.line)
+        if kind is Kind.NOTIFICATION and method == "notifications/progress" and record.target is not None \
+                and record.target.live is not None:
+            counts = self._progress[key]
+            request_line = record.target.live.record.line
+            counts[request_line] = counts.get(request_line, 0) + 1
+        if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
+            params = record.params if isinstance(record.params, dict) else {}
+            reason = str(params.get("reason") or "")
+            if _TIMEOUT_REASON.search(reason):
+                d.timeouts.append({"line": record.line, "signature": f"cancelled with reason {reason!r}"})
+            else:
+                entry = session.find_request(record.direction, params.get("requestId")) if record.direction else None
+                if entry is not None and entry.record.t is not None and record.t is not None:
+                    waited = record.t - entry.record.t
+                    if any(abs(waited - limit) < 1.5 for limit in (10, 30, 60, 120, 300)):
+                        d.timeouts.append({"line": record.line, "signature":
+                                           f"cancelled after {waited:.1f} s, a typical host timeout"})
+        if kind is Kind.ERROR:
+            error = record.msg.get("error")
+            if isinstance(error, dict) and error.get("code") == -32001:
+                d.timeouts.append({"line": record.line, "signature": "error -32001 (request timed out)"})
+        if record.answer == "after-cancel" and record.is_response:
+            d.late_responses.append({"line": record.line, "method": method, "id": record.id})
+        if session.modern and kind is Kind.REQUEST and len(d.modern_requests) < MAX_MODERN_REQUESTS:
+            d.modern_requests.append({"line": record.line, "method": method, "id": record.id, "outcome": "pending"})
+        elif session.modern and record.is_response and record.request is not None:
+            for item in reversed(d.modern_requests):
+                if item["line"] == record.request.line:
+                    item["outcome"] = "error " + self._error_text(record) if kind is Kind.ERROR else "answered"
+                    break
+
+    @staticmethod
+    def _error_text(record: Record) -> str:
+        error = record.msg.get("error")
+        if isinstance(error, dict):
+            return f"{error.get('code')} {shorten(mask_text(str(error.get('message', ''))), 120)}"
+        return "malformed error"
+
+    def _pollution(self, d: Diagnosis, record: Record) -> None:
+        text = record.text.strip()
+        for pattern, origin, fix in _POLLUTION:
+            if pattern.search(text):
+                break
+        else:
+            origin, fix = "unknown writer", "Find what prints this line and send it to stderr."
+        if len(d.pollution) < 20:
+            d.pollution.append({"line": record.line, "text": shorten(mask_text(text), 120), "origin": origin,
+                                "fix": fix})
+
+    def finish(self, session) -> None:
+        d = self.diagnosis(session)
+        key = self._key(session)
+        d.era = session.era
+        d.version = session.version or (f"{session.requested_version} requested" if session.requested_version else None)
+        d.stderr_tail = list(self._stderr.get(key, ()))
+        end = self._last_t.get(key)
+        for entry in session.pending_requests():
+            if entry.cancel is not None:
+                continue
+            record = entry.record
+            age = end - record.t if end is not None and record.t is not None else None
+            owed_by = record.direction.other.sender if record.direction else "unknown"
+            d.open_requests.append(OpenRequest(record.line, record.method, record.id, owed_by, age,
+                                               self._progress.get(key, {}).get(record.line, 0)))
+        if session.modern:
+            d.last_stage = None
+            d.suspect = self._modern_suspect(d)
+            return
+        reached = [s for s, _ in STAGES if s in d.stages]
+        d.last_stage = reached[-1] if reached else None
+        if d.last_stage is not None:
+            d.suspect, d.fix = SUSPECTS[d.last_stage]
+        skipped = [label for stage, label in STAGES[:STAGES.index((d.last_stage, dict(STAGES)[d.last_stage]))]
+                   if stage not in d.stages] if d.last_stage else []
+        for label in skipped:
+            d.notes.append(f"'{label}' never happened although later stages did")
+        init = d.stages.get("initialize_sent")
+        if d.last_stage == "initialize_sent" and init is not None and any(
+                int(line.split(":", 1)[0]) > init for line in d.stderr_tail):
+            d.suspect = ("initialize was never answered while the server kept writing to stderr: it was still "
+                         "busy (slow start-up work before answering?) or stuck.")
+            d.fix = ("Answer initialize first and do slow start-up work (downloads, indexing) afterwards or in "
+                     "the background; hosts time out after 30-60 s.")
+        if d.last_stage == "initialized_sent" and not _declares_tools(session):
+            d.suspect = "The handshake completed but the server did not declare the tools capability."
+            d.fix = "Declare \"tools\": {} in the initialize result if the server has tools."
+        if d.last_stage == "tool_returned" and d.open_requests:
+            first = d.open_requests[0]
+            d.suspect = f"{first.method} (line {first.line}) was never answered; the {first.owed_by} owes the answer."
+            d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
+                "Make sure every request is answered (an error is an answer) and that the waiting side times "
+                "out and sends notifications/cancelled.")
+        if d.open_requests and all(o.progress for o in d.open_requests if o.method == "tools/call") and any(
+                o.method == "tools/call" for o in d.open_requests):
+            d.notes.append("Only progress kept coming for the open call(s): look for a missing maximum duration, "
+                           "a timeout that only resets on progress, or stop handling that never fires.")
+
+    @staticmethod
+    def _modern_suspect(d: Diagnosis) -> str:
+        pending = [r for r in d.modern_requests if r["outcome"] == "pending"]
+        if not d.modern_requests:
+            return "No 2026-07-28 request was captured."
+        if pending:
+            first = pending[0]
+            return f"{first['method']} (line {first['line']}) was never answered by the server."
+        failed = [r for r in d.modern_requests if r["outcome"].startswith("error")]
+        if failed:
+            return f"{len(failed)} request(s) failed; first: {failed[0]['method']} (line {failed[0]['line']}): " \
+                   f"{failed[0]['outcome']}"
+        return "Every request was answered."
+
+
+def _declares_tools(session) -> bool:
+    caps = session.server_caps
+    return isinstance(caps, dict) and isinstance(caps.get("tools"), dict)

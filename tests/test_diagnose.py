@@ -1,0 +1,49 @@
+"""mcplint diagnose names the stage a session reached and what to suspect."""
+
+from __future__ import annotations
+
+import orjson
+from click.testing import CliRunner
+
+from mcplint.cli import main
+
+
+def diagnose(path):
+    result = CliRunner().invoke(main, ["diagnose", "--output-format", "json", path])
+    assert result.exit_code == 0, result.output
+    return orjson.loads(result.output)
+
+
+def test_stalled_initialize():
+    (d,) = diagnose("samples/stalled-initialize.mcplog")
+    assert d["last_stage"] == "initialize_sent"
+    assert "still busy" in d["suspect"]
+    assert d["open_requests"][0]["method"] == "initialize" and d["open_requests"][0]["owed_by"] == "server"
+    assert d["stderr_tail"]
+
+
+def test_stdout_pollution_origin():
+    (d,) = diagnose("samples/stdout-banner.mcplog")
+    assert d["last_stage"] == "tool_returned"
+    assert d["stdout_pollution"][0]["origin"].startswith("a start-up banner")
+
+
+def test_late_response_after_cancel_and_missing_initialized():
+    (d,) = diagnose("samples/progress-after-cancel.mcplog")
+    assert d["late_responses"] and d["late_responses"][0]["method"] == "tools/call"
+    (d,) = diagnose("samples/missing-initialized.mcplog")
+    assert any("notifications/initialized" in note for note in d["notes"])
+
+
+def test_modern_session_outcomes():
+    (d,) = diagnose("samples/clean-2026-07-28.mcplog")
+    assert d["era"] == "modern" and d["suspect"] == "Every request was answered."
+    assert all(r["outcome"] == "answered" for r in d["modern_requests"])
+
+
+def test_markdown_and_text():
+    text = CliRunner().invoke(main, ["diagnose", "samples/stalled-initialize.mcplog"]).output
+    assert "Suspect:" in text and "✘ initialize answered" in text
+    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown",
+                                         "samples/stalled-initialize.mcplog"]).output
+    assert markdown.startswith("## mcplint diagnose")
