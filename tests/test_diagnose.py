@@ -7,6 +7,15 @@ from click.testing import CliRunner
 
 from mcplint.cli import main
 
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+
 
 def diagnose(path):
     result = CliRunner().invoke(main, ["diagnose", "--output-format", "json", path])
