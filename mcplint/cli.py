@@ -196,6 +196,49 @@ def diagnose(paths, input_format, protocol_version, output_format) -> None:
         click.echo(diagnose_report.text(diagnoses))
 
 
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
+@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
+@click.option("--format", "fmt", type=click.Choice(["table", "mermaid", "html"]), default="table",
+              show_default=True, help="mermaid renders on GitHub; html is a self-contained report.")
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write to this file.")
+@click.option("--session", help="Only this session (label as in findings).")
+@click.option("--method", help="Only this method (responses count under their request's method).")
+@click.option("--id", "request_id", help="Only this JSON-RPC id.")
+@click.option("--direction", type=click.Choice(["c2s", "s2c"]), help="Only this direction.")
+@click.option("--since", type=float, help="Only lines at least this many seconds after the first timestamp.")
+@click.option("--until", type=float, help="Only lines at most this many seconds after the first timestamp.")
+def show(paths, input_format, protocol_version, fmt, output_file, session, method, request_id, direction,
+         since, until) -> None:
+    """A capture as a timeline: table, Mermaid sequence diagram or HTML report."""
+    from mcplint import show_render
+    from mcplint.show import RowFilter, TimelineCollector, filtered
+
+    collector = TimelineCollector()
+    try:
+        findings, _ = lint_paths(list(paths), None, LintOptions(input_format, protocol_version),
+                                 observers=[collector])
+    except InputError as exc:
+        click.echo(f"mcplint: error: {exc}", err=True)
+        sys.exit(2)
+    collector.attach(findings)
+    rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until))
+    if fmt == "mermaid":
+        text = show_render.mermaid(rows)
+    elif fmt == "html":
+        shown = {(r.path, r.line) for r in rows}
+        text = show_render.html_report(rows, [f for f in findings if (f.path, f.line) in shown],
+                                       ", ".join(paths) or "stdin")
+    else:
+        text = show_render.table(rows)
+    if output_file:
+        with open(output_file, "w", encoding="utf-8") as out:
+            out.write(text if text.endswith("\n") else text + "\n")
+    else:
+        click.echo(text)
+
+
 @main.command("rule")
 @click.argument("selector", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")

@@ -1,0 +1,142 @@
+"""Renderers for ``mcplint show``: table, Mermaid sequence diagram, self-contained HTML."""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+
+from tabulate import tabulate
+
+from mcplint import __version__
+from mcplint.show import ARROW, Row, fmt_latency
+
+#: Rows drawn in diagrams at most (tables have no limit).
+MAX_DIAGRAM_ROWS = 400
+
+
+def _clock(t: float | None) -> str:
+    if t is None:
+        return ""
+    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
+def table(rows: list[Row]) -> str:
+    out, previous = [], None
+    for row in rows:
+        delta = f"+{fmt_latency(row.t - previous)}" if row.t is not None and previous is not None else ""
+        previous = row.t if row.t is not None else previous
+        codes = ",".join(f.code for f in row.findings)
+        pair = f"→{row.answered_at}" if row.answered_at else (f"←{row.answers}" if row.answers else "")
+        out.append((row.line, _clock(row.t), delta, ARROW.get(row.direction, ""), row.id_text,
+                    row.method or row.kind, row.status, pair, fmt_latency(row.latency), codes))
+    return tabulate(out, headers=["line", "time", "Δt", "dir", "id", "method", "status", "pair", "latency",
+                                  "findings"], tablefmt="simple")
+
+
+_MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "\n": " ", "\r": " "})
+
+
+def _mermaid_text(text: str) -> str:
+    """Mermaid entity codes for the characters that end or escape a statement."""
+    return text[:120].translate(_MERMAID_ESCAPES)
+
+
+def mermaid(rows: list[Row]) -> str:
+    lines = ["sequenceDiagram", "    participant C as Client", "    participant S as Server"]
+    for row in rows[:MAX_DIAGRAM_ROWS]:
+        label = f"{row.method or row.kind} #{row.id_text}" if row.id is not None else f"{row.method or row.kind}"
+        if row.kind == "request":
+            arrow = "C->>S" if row.direction == "c2s" else "S->>C"
+            lines.append(f"    {arrow}: {_mermaid_text(label)}")
+        elif row.kind in ("result", "error"):
+            arrow = "S-->>C" if row.direction == "s2c" else "C-->>S"
+            extra = f" {row.status}" + (f" ({fmt_latency(row.latency)})" if row.latency is not None else "")
+            lines.append(f"    {arrow}: {_mermaid_text(label + extra)}")
+        elif row.kind == "notification":
+            arrow = "C-)S" if row.direction == "c2s" else "S-)C"
+            lines.append(f"    {arrow}: {_mermaid_text(label)}")
+        elif row.kind in ("stderr", "text", "malformed"):
+            where = "C" if row.direction == "c2s" else "S"
+            lines.append(f"    Note over {where}: {_mermaid_text(row.kind + ': ' + row.excerpt)}")
+        for finding in row.findings:
+            lines.append(f"    Note over C,S: {_mermaid_text(f'{finding.severity.value} {finding.code} line {row.line}: {finding.message}')}")
+    if len(rows) > MAX_DIAGRAM_ROWS:
+        lines.append(f"    Note over C,S: {len(rows) - MAX_DIAGRAM_ROWS} more lines not drawn")
+    return "\n".join(lines)
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#1b1f24}
+h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em}
+table{border-collapse:collapse;font-size:.85em}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}
+tr:target,li:target{background:#fff3c4}.error{color:#b42318}.warning{color:#b54708}.info{color:#175cd3}
+code{font-size:.95em}svg text{font-family:ui-monospace,monospace;font-size:11px}
+.lane{stroke:#98a2b3;stroke-dasharray:4 3}.msg{stroke:#344054;marker-end:url(#head)}.reply{stroke-dasharray:5 3}
+"""
+
+
+def _svg(rows: list[Row]) -> str:
+    drawn = [r for r in rows if r.kind in ("request", "result", "error", "notification", "text", "malformed",
+                                            "stderr")][:MAX_DIAGRAM_ROWS]
+    step, left, right, width = 26, 140, 620, 760
+    height = 60 + step * len(drawn)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+             f'aria-label="sequence diagram">',
+             '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
+             '<path d="M0,0 L8,4 L0,8 z" fill="#344054"/></marker></defs>',
+             f'<text x="{left}" y="20" text-anchor="middle" font-weight="bold">Client</text>',
+             f'<text x="{right}" y="20" text-anchor="middle" font-weight="bold">Server</text>',
+             f'<line class="lane" x1="{left}" y1="28" x2="{left}" y2="{height}"/>',
+             f'<line class="lane" x1="{right}" y1="28" x2="{right}" y2="{height}"/>']
+    for i, row in enumerate(drawn):
+        y = 50 + i * step
+        label = html.escape(f"{row.method or row.kind}" + (f" #{row.id_text}" if row.id is not None else "")
+                            + (f" {row.status}" if row.kind in ("result", "error") else "")
+                            + (f" ({fmt_latency(row.latency)})" if row.latency is not None and row.kind != "request" else ""))
+        mark = "".join(f" ⚠{f.code}" for f in row.findings)
+        link = f'<a href="#L{row.line}"><text x="8" y="{y + 4}">{row.line}</text></a>'
+        if row.kind in ("text", "malformed", "stderr"):
+            x = right if row.direction != "c2s" else left
+            parts.append(f'{link}<text x="{x}" y="{y + 4}" text-anchor="middle" fill="#667085">'
+                         f'{html.escape(row.kind)}{html.escape(mark)}</text>')
+            continue
+        start, end = (left, right) if row.direction == "c2s" else (right, left)
+        css = "msg reply" if row.kind in ("result", "error") else "msg"
+        parts.append(f'{link}<line class="{css}" x1="{start}" y1="{y}" x2="{end}" y2="{y}"/>'
+                     f'<text x="{(left + right) / 2}" y="{y - 4}" text-anchor="middle">{label}'
+                     f'<tspan fill="#b42318">{html.escape(mark)}</tspan></text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def html_report(rows: list[Row], findings, title: str) -> str:
+    finding_index = {id(f): i for i, f in enumerate(findings)}
+    body = [f"<h1>mcplint report: {html.escape(title)}</h1>",
+            f"<p>{len(rows)} lines, {len(findings)} finding(s). Generated by mcplint {__version__}; "
+            "secrets in excerpts are masked.</p>",
+            "<h2>Findings</h2>"]
+    if findings:
+        body.append("<ol>")
+        for i, f in enumerate(findings):
+            body.append(f'<li id="F{i}"><a href="#L{f.line}">line {f.line}</a> '
+                        f'<b class="{f.severity.value}">{f.severity.value} {f.code}</b> {html.escape(f.message)}'
+                        f' <small>({html.escape(f.spec or "")}; fault: {html.escape(f.party or "?")})</small></li>')
+        body.append("</ol>")
+    else:
+        body.append("<p>No findings.</p>")
+    body.append("<h2>Sequence diagram</h2>")
+    body.append(_svg(rows))
+    body.append("<h2>Timeline</h2><table><tr><th>line</th><th>time</th><th>dir</th><th>id</th><th>method</th>"
+                "<th>status</th><th>latency</th><th>findings</th><th>excerpt</th></tr>")
+    for row in rows:
+        links = " ".join(f'<a class="{f.severity.value}" href="#F{finding_index[id(f)]}">{f.code}</a>'
+                         for f in row.findings if id(f) in finding_index)
+        body.append(f'<tr id="L{row.line}"><td>{row.line}</td><td>{_clock(row.t)}</td>'
+                    f'<td>{ARROW.get(row.direction, "")}</td><td>{html.escape(row.id_text)}</td>'
+                    f'<td>{html.escape(row.method or row.kind)}</td><td>{html.escape(row.status)}</td>'
+                    f'<td>{fmt_latency(row.latency)}</td><td>{links}</td>'
+                    f'<td><code>{html.escape(row.excerpt)}</code></td></tr>')
+    body.append("</table>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>mcplint: {html.escape(title)}</title><style>{_CSS}</style></head><body>"
+            + "\n".join(body) + "</body></html>\n")
