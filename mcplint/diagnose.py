@@ -56,6 +56,10 @@ SUSPECTS = {
         "A tool call was never answered.",
         "Look for argument validation that hangs, slow or unreachable external APIs, file permissions, "
         "and a missing timeout in the tool; the server must answer every call (isError results for failures)."),
+    "progress_only": (
+        "A tool call kept sending progress but never returned a result.",
+        "Give long tools a maximum duration, make the host's timeout not rely on progress alone, and stop "
+        "the work (and its progress) when notifications/cancelled arrives."),
     "tool_returned": (
         "The session reached tool results; nothing in the lifecycle is stuck.",
         "If something still looks hung, see the open requests and timeouts below."),
@@ -278,10 +282,15 @@ class DiagnoseCollector(Tracker):
             d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
                 "Make sure every request is answered (an error is an answer) and that the waiting side times "
                 "out and sends notifications/cancelled.")
-        if d.open_requests and all(o.progress for o in d.open_requests if o.method == "tools/call") and any(
-                o.method == "tools/call" for o in d.open_requests):
-            d.notes.append("Only progress kept coming for the open call(s): look for a missing maximum duration, "
-                           "a timeout that only resets on progress, or stop handling that never fires.")
+        unfinished = [entry for entry in session.requests[Direction.C2S].values()
+                      if entry.record.method == "tools/call" and entry.response is None]
+        progressing = [e for e in unfinished if self._progress.get(key, {}).get(e.record.line)]
+        if d.last_stage in ("tool_called", "tool_returned") and progressing:
+            entry = progressing[-1]
+            count = self._progress[key][entry.record.line]
+            d.suspect, d.fix = SUSPECTS["progress_only"]
+            d.suspect += (f" (tools/call at line {entry.record.line}: {count} progress notification(s)"
+                          + (", then cancelled" if entry.cancel is not None else "") + ")")
 
     @staticmethod
     def _modern_suspect(d: Diagnosis) -> str:

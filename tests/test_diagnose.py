@@ -56,3 +56,33 @@ def test_markdown_and_text():
     markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown",
                                          "samples/stalled-initialize.mcplog"]).output
     assert markdown.startswith("## mcplint diagnose")
+
+
+STALLS = {
+    "stall-server-crash.mcplog": ("transport", "only process output"),
+    "stalled-initialize.mcplog": ("initialize_sent", "still busy"),
+    "stall-version-rejected.mcplog": ("initialize_answered", "never sent notifications/initialized"),
+    "stall-no-tools-capability.mcplog": ("initialized_sent", "did not declare the tools capability"),
+    "stall-tools-next-page.mcplog": ("tools_listed", "listed but never called"),
+    "stall-tool-call.mcplog": ("tool_called", "never answered"),
+    "stall-progress-only.mcplog": ("tool_called", "kept sending progress"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STALLS))
+def test_each_stall_kind(name):
+    stage, suspect = STALLS[name]
+    (d,) = diagnose(f"samples/{name}")
+    assert d["last_stage"] == stage
+    assert suspect in d["suspect"]
+
+
+def test_stall_details():
+    (d,) = diagnose("samples/stall-server-crash.mcplog")
+    assert "ModuleNotFoundError" in d["stderr_tail"][-1]
+    (d,) = diagnose("samples/stall-tools-next-page.mcplog")
+    assert any("nextCursor" in note for note in d["notes"])
+    (d,) = diagnose("samples/stall-tool-call.mcplog")
+    assert d["open_requests"][0]["age"] > 40
+    (d,) = diagnose("samples/stall-progress-only.mcplog")
+    assert d["timeouts"][0]["signature"].startswith("cancelled with reason")
