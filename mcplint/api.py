@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mcplint import progress_bar
 from mcplint.analyzer import Analyzer
 from mcplint.engine import Engine
 from mcplint.model import Finding, Record, Severity
@@ -66,7 +67,10 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     summary.files += 1
     summary.formats[path] = fmt
     analyzer = Analyzer(path, options.protocol_version)
-    yield from engine.lint_records(_counted(Parser(path).records(frames), summary), path, analyzer)
+    records = _counted(Parser(path).records(frames), summary)
+    if progress_bar.wanted(stream):
+        records = progress_bar.track(records, stream, path)
+    yield from engine.lint_records(records, path, analyzer)
     summary.sessions[path] = [
         SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages
     ]

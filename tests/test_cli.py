@@ -107,3 +107,27 @@ def test_jobs_give_the_same_findings_in_the_same_order():
     two = run(["check", samples, "--output-format", "json", "--jobs", "2"])
     assert one.exit_code == two.exit_code == 1
     assert one.output == two.output and orjson.loads(one.output)
+
+
+def test_progress_line_only_for_terminals(tmp_path):
+    import io
+
+    from mcplint import progress_bar
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    data = tmp_path / "big.jsonl"
+    data.write_bytes(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n' * 20000)
+    out = Tty()
+    with open(data, "rb") as handle:
+        old = progress_bar.MIN_BYTES, progress_bar.INTERVAL
+        progress_bar.MIN_BYTES, progress_bar.INTERVAL = 0, 0.0
+        try:
+            assert progress_bar.wanted(handle, out)
+            assert sum(1 for _ in progress_bar.track(iter(handle.readline, b""), handle, "big", out)) == 20000
+        finally:
+            progress_bar.MIN_BYTES, progress_bar.INTERVAL = old
+        assert not progress_bar.wanted(handle, io.StringIO())
+    assert "%" in out.getvalue() and "records" in out.getvalue()
