@@ -124,3 +124,55 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
 
 def exceeds(findings: Iterable[Finding], fail_on: Severity) -> bool:
     return any(f.severity.rank >= fail_on.rank for f in findings)
+
+
+def lint_lines(lines: Iterable[bytes | str], path: str = "-", *, input_format: str = "auto",
+               rules: Sequence[Rule] | None = None, protocol_version: str | None = None,
+               first_line: int = 1) -> list[Finding]:
+    """Lint captured lines held in memory (e.g. one partition of a distributed job).
+
+    ``first_line`` is the input line number of the first item, so that findings of a chunk cut
+    from a larger file point at the right lines.
+    """
+    import io
+
+    data = b"".join((line.encode("utf-8") if isinstance(line, str) else line).rstrip(b"\n") + b"\n"
+                    for line in lines)
+    findings = list(lint_stream(io.BytesIO(data), path, rules, LintOptions(input_format, protocol_version),
+                                RunSummary()))
+    if first_line != 1:
+        shift = first_line - 1
+        for finding in findings:
+            finding.line += shift
+            for index, related in enumerate(finding.related):
+                finding.related[index] = type(related)(related.line + shift, related.note)
+    return findings
+
+
+_INITIALIZE = b'"method":"initialize"'
+
+
+def split_sessions(lines: Iterable[bytes]) -> Iterator[tuple[int, list[bytes]]]:
+    """Cut a handshake-era capture into sessions: ``(first_line, lines)`` per session.
+
+    A session starts at each client ``initialize`` request (the rule mcplint itself uses), so
+    the pieces can be linted independently, e.g. as partitions of a Dask bag or Spark RDD.
+    """
+    import orjson
+
+    chunk: list[bytes] = []
+    start = 1
+    for number, line in enumerate(lines, 1):
+        if _INITIALIZE in line.replace(b" ", b"") and chunk:
+            try:
+                value = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                value = None
+            if isinstance(value, dict) and isinstance(value.get("raw"), str):  # canonical capture line
+                value = orjson.loads(value["raw"]) if value.get("dir") == "c2s" else None
+            if isinstance(value, dict) and value.get("method") == "initialize" and "id" in value:
+                yield start, chunk
+                chunk, start = [], number
+        chunk.append(line)
+    if chunk:
+        yield start, chunk
