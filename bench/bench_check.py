@@ -1,11 +1,14 @@
 """Throughput of ``mcplint check`` against a bare ``orjson.loads`` loop over the same file.
 
     python bench/bench_check.py                  # 100 MB generated capture, both formats
-    python bench/bench_check.py --size-mb 20 --format jsonl
+    python bench/bench_check.py --size-mb 1024 --format capture --rss --record
 
-The generated capture holds realistic, clean 2025-06-18 sessions (handshake, tools/list, tool
-calls with progress and logging, a few pings). Both measurements run in the same process on the
-same file; the report gives records per second and the ratio.
+The generated capture holds realistic, clean 2025-06-18 sessions: handshake, tools/list, tool
+calls with payloads of a few KB (``--payload-kb``), four calls in flight at once answered out of
+order, progress and logging, a few pings. Both measurements run in the same process on the same
+file; the report gives records/s and MB/s and the share of the bare loop's speed. ``--rss``
+also runs ``mcplint check`` as a separate process and reports its peak RSS; ``--record`` appends
+the figures to ``bench/trend.tsv`` (date, commit, figures) so that regressions show.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ DATA = Path(__file__).resolve().parent / "data"
 VERSION = "2025-06-18"
 
 
-def session_lines(n: int) -> list[tuple[str, dict]]:
+def session_lines(n: int, payload_kb: float = 2.0) -> list[tuple[str, dict]]:
     """One clean session with ``n`` tool calls, as (direction, message) pairs."""
+    sentence = "Sunny, 24°C; light wind from the north-west, humidity 41%, UV index 6. "
+    payload = sentence * max(1, int(payload_kb * 1024 / len(sentence.encode())))
     out = [
         ("c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": VERSION, "capabilities": {"roots": {"listChanged": True}},
@@ -47,27 +52,30 @@ def session_lines(n: int) -> list[tuple[str, dict]]:
                                                               "days": {"type": "integer"}},
                              "required": ["city"]}}]}}),
     ]
-    for i in range(2, n + 2):
-        token = f"p{i}"
-        out.append(("c2s", {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
-            "name": "get_forecast", "arguments": {"city": "Lisbon", "days": 3},
-            "_meta": {"progressToken": token}}}))
+    for batch in range(2, n + 2, 4):  # four calls in flight, answered in reverse order
+        ids = list(range(batch, min(batch + 4, n + 2)))
+        for i in ids:
+            out.append(("c2s", {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                "name": "get_forecast", "arguments": {"city": "Lisbon", "days": 3},
+                "_meta": {"progressToken": f"p{i}"}}}))
         for step in (1, 2):
-            out.append(("s2c", {"jsonrpc": "2.0", "method": "notifications/progress",
-                                "params": {"progressToken": token, "progress": step, "total": 2}}))
-        out.append(("s2c", {"jsonrpc": "2.0", "method": "notifications/message",
-                            "params": {"level": "info", "logger": "weather", "data": f"fetched {i}"}}))
-        out.append(("s2c", {"jsonrpc": "2.0", "id": i, "result": {"content": [
-            {"type": "text", "text": "Sunny, 24°C; light wind from the north-west. " * 3}], "isError": False}}))
-        if i % 50 == 0:
-            out.append(("c2s", {"jsonrpc": "2.0", "id": f"ping-{i}", "method": "ping"}))
-            out.append(("s2c", {"jsonrpc": "2.0", "id": f"ping-{i}", "result": {}}))
+            for i in ids:
+                out.append(("s2c", {"jsonrpc": "2.0", "method": "notifications/progress",
+                                    "params": {"progressToken": f"p{i}", "progress": step, "total": 2}}))
+        for i in reversed(ids):
+            out.append(("s2c", {"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "logger": "weather", "data": f"fetched {i}"}}))
+            out.append(("s2c", {"jsonrpc": "2.0", "id": i, "result": {"content": [
+                {"type": "text", "text": payload}], "isError": False}}))
+        if batch % 48 == 2:
+            out.append(("c2s", {"jsonrpc": "2.0", "id": f"ping-{batch}", "method": "ping"}))
+            out.append(("s2c", {"jsonrpc": "2.0", "id": f"ping-{batch}", "result": {}}))
     return out
 
 
-def generate(path: Path, size_mb: int, fmt: str) -> None:
+def generate(path: Path, size_mb: int, fmt: str, payload_kb: float) -> None:
     target = size_mb << 20
-    template = session_lines(200)
+    template = session_lines(200, payload_kb)
     written = 0
     second = 0
     with open(path, "wb") as out:
@@ -103,25 +111,63 @@ def mcplint_run(path: Path) -> tuple[int, int, float]:
     return summary.records, findings, time.perf_counter() - start
 
 
+def peak_rss_mb(path: Path) -> float:
+    """Peak RSS of ``mcplint check`` on ``path``, run as its own process."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-m", "mcplint", "check", "--output-format", "concise", "--exit-zero",
+                    str(path)], stdout=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(before, after) / 1024
+
+
+def record_trend(fields: dict) -> None:
+    import datetime
+    import subprocess
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=Path(__file__).parent).stdout.strip() or "unknown"
+    trend = Path(__file__).resolve().parent / "trend.tsv"
+    header = "date\tcommit\t" + "\t".join(fields) + "\n"
+    if not trend.exists():
+        trend.write_text(header)
+    with open(trend, "a") as out:
+        out.write(f"{datetime.date.today().isoformat()}\t{commit}\t" + "\t".join(str(v) for v in fields.values()) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=int, default=100)
     parser.add_argument("--format", choices=["jsonl", "capture", "both"], default="both")
+    parser.add_argument("--payload-kb", type=float, default=2.0)
+    parser.add_argument("--rss", action="store_true", help="also measure peak RSS of a separate mcplint process")
+    parser.add_argument("--record", action="store_true", help="append the figures to bench/trend.tsv")
     args = parser.parse_args()
     DATA.mkdir(exist_ok=True)
     for fmt in (["jsonl", "capture"] if args.format == "both" else [args.format]):
-        path = DATA / f"generated-{args.size_mb}mb.{'jsonl' if fmt == 'jsonl' else 'mcplog'}"
+        path = DATA / f"generated-{args.size_mb}mb-{args.payload_kb:g}kb.{'jsonl' if fmt == 'jsonl' else 'mcplog'}"
         if not path.exists() or path.stat().st_size < (args.size_mb << 20):
-            generate(path, args.size_mb, fmt)
+            generate(path, args.size_mb, fmt, args.payload_kb)
         size = os.path.getsize(path) / (1 << 20)
         gc.collect()
         lines, bare = bare_loop(path)
         gc.collect()
         records, findings, ours = mcplint_run(path)
-        print(f"{fmt:8} {size:7.1f} MB  {lines:>9} lines")
-        print(f"  orjson.loads loop : {bare:7.2f} s  {lines / bare:>10,.0f} lines/s")
-        print(f"  mcplint check     : {ours:7.2f} s  {records / ours:>10,.0f} records/s  ({findings} findings)")
-        print(f"  ratio             : {ours / bare:7.1f}x the bare parse loop")
+        print(f"{fmt:8} {size:7.1f} MB  {lines:>9} lines  payload {args.payload_kb:g} KB")
+        print(f"  orjson.loads loop : {bare:7.2f} s  {lines / bare:>10,.0f} lines/s  {size / bare:7.1f} MB/s")
+        print(f"  mcplint check     : {ours:7.2f} s  {records / ours:>10,.0f} records/s  {size / ours:7.1f} MB/s"
+              f"  ({findings} findings)")
+        print(f"  share             : {bare / ours:7.1%} of the bare parse loop's speed")
+        fields = {"format": fmt, "size_mb": round(size, 1), "payload_kb": args.payload_kb, "lines": lines,
+                  "bare_s": round(bare, 2), "mcplint_s": round(ours, 2),
+                  "records_per_s": round(records / ours), "share": round(bare / ours, 3)}
+        if args.rss:
+            fields["peak_rss_mb"] = round(peak_rss_mb(path), 1)
+            print(f"  peak RSS          : {fields['peak_rss_mb']:7.1f} MB (separate mcplint check process)")
+        if args.record:
+            record_trend(fields)
 
 
 if __name__ == "__main__":
