@@ -63,6 +63,7 @@ def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
 # -- canonical capture format ---------------------------------------------------------------
 _DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
+_CAPTURE_DIRS = ("c2s", "s2c", "stderr", "meta")
 
 
 def parse_ts(ts: Any) -> float | None:
@@ -90,14 +91,19 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
                         error=f"capture record is not JSON: {exc.msg}")
             continue
-        if not isinstance(envelope, dict) or envelope.get("dir") not in ("c2s", "s2c", "stderr"):
+        if not isinstance(envelope, dict) or envelope.get("dir") not in _CAPTURE_DIRS:
             yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
-                        error='capture record lacks "dir" of c2s, s2c or stderr')
+                        error='capture record lacks "dir" of c2s, s2c, stderr or meta')
             continue
         ts = envelope.get("ts")
         session = envelope.get("session")
         common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
                       session=str(session) if session is not None else None)
+        if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit)
+            note = envelope.get("raw", "")
+            yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
+                        observed=False, **common)
+            continue
         if envelope["dir"] == "stderr":
             raw = envelope.get("raw", envelope.get("text", ""))
             yield Frame(number, raw if isinstance(raw, str) else str(raw), kind=Kind.STDERR,
@@ -127,6 +133,7 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
 # -- transcript notation --------------------------------------------------------------------
 _ARROW = re.compile(r"^\s*(C→S|S→C|C->S|S->C)(?: |$)")
+_AT = re.compile(r"@(\d+(?:\.\d+)?)s? ")
 _ANNOTATION = re.compile(r"\s{2,}#\s*(?:error|warning|info):\s*\[[A-Za-z0-9_, -]*\]\s*$")
 _INIT = re.compile(r"^#\s*init\s+(\S+)(?:\s+C=(\{.*?\}))?(?:\s+S=(\{.*\}))?\s*$")
 
@@ -152,6 +159,9 @@ def init_macro(version: str, client_caps: str | None, server_caps: str | None) -
 def read_transcript(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """``C→S {...}`` / ``S→C {...}`` lines (ASCII arrows too); ``#`` lines are comments.
 
+    An optional ``@<seconds>`` after the arrow (``S→C @45 {...}``) gives the message's time, in
+    seconds from the transcript's start, for rules that judge timing.
+
     A ``# init V C=<caps> S=<caps>`` comment expands to the three handshake messages, all
     located at the comment's line.
     """
@@ -164,7 +174,12 @@ def read_transcript(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         match = _ARROW.match(text)
         if match:
             direction = Direction.C2S if match.group(1).startswith("C") else Direction.S2C
-            yield Frame(number, text[match.end():], direction=direction, flags=flags)
+            body = text[match.end():]
+            at = _AT.match(body)
+            if at:  # ``C→S @12.5 {...}``: the message was sent 12.5 s after the transcript's start
+                yield Frame(number, body[at.end():], direction=direction, flags=flags, t=float(at.group(1)))
+            else:
+                yield Frame(number, body, direction=direction, flags=flags)
             continue
         stripped = text.strip()
         init = _INIT.match(stripped)
@@ -201,7 +216,7 @@ def sniff(head: list[bytes]) -> str:
                 value = orjson.loads(text)
             except orjson.JSONDecodeError:
                 continue
-            if isinstance(value, dict) and value.get("dir") in ("c2s", "s2c", "stderr") and (
+            if isinstance(value, dict) and value.get("dir") in _CAPTURE_DIRS and (
                     "raw" in value or "msg" in value):
                 return "capture"
     if arrows and arrows >= plain:
