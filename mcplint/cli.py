@@ -293,7 +293,8 @@ def _rule_meta(cls) -> dict:
 @click.option("-o", "--output", "output", type=click.Path(writable=True), metavar="FILE|DIR",
               help="Capture file (a directory gets a new timestamped file). Default: "
                    "mcplint-capture-<time>-<pid>.mcplog in the working directory.")
-@click.option("--redact", is_flag=True, help="Mask secrets in what is written (never in what is relayed).")
+@click.option("--redact", is_flag=True,
+              help="Redact credentials and personal data in what is written (never in what is relayed).")
 @click.option("--lint", is_flag=True, help="Lint as the traffic flows and print findings to stderr.")
 @click.option("--grace", type=click.FloatRange(min=0), default=2.0, show_default=True, metavar="SECONDS",
               help="Wait this long after closing the server's stdin before SIGTERM, and after SIGTERM "
@@ -314,3 +315,8 @@ def capture(output, redact, lint, grace, command) -> None:
         click.echo(f"mcplint: error: cannot open capture file: {exc}", err=True)
         sys.exit(2)
     sys.exit(status)
+
+
+from mcplint.redact.command import redact as _redact  # noqa: E402  (mcplint redact)
+
+main.add_command(_redact)

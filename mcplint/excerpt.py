@@ -1,7 +1,13 @@
 """Short, secret-free excerpts of records for findings.
 
-A finding shows the line it is about, but never a credential: values under sensitive keys
-and strings that look like tokens are masked before the excerpt is cut to length.
+A finding shows the line it is about, but never a credential. Masking goes through the
+redaction engine of ``mcplint redact`` (:mod:`mcplint.redact`), in its "plain" form: every
+credential becomes ``[REDACTED]`` (no kind, no tag), personal data is kept so excerpts stay
+useful for debugging, and the excerpt is cut to length only after masking.
+
+``secret_kinds`` tells rules which kinds of credentials a text holds (never the values).
+``_SENSITIVE_KEY`` and ``_TOKEN`` are the earlier, smaller patterns, kept unchanged because
+rules import them; new code should prefer ``secret_kinds``.
 """
 
 from __future__ import annotations
@@ -12,8 +18,11 @@ from typing import Any
 import orjson
 
 from mcplint.model import Kind, Record
+from mcplint.redact import BLOB_KINDS, Redactor, RedactOptions, Report
 
 MAX_EXCERPT = 160
+#: Longer texts are cut before masking (an excerpt shows 160 characters; masking stays cheap).
+MAX_MASKED = 1 << 16
 
 _SENSITIVE_KEY = re.compile(
     r"(?i)^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api[-_]?key|apikey|"
@@ -32,27 +41,39 @@ _TOKEN = re.compile(
 
 MASK = "[REDACTED]"
 
+_ENGINE: Redactor | None = None
+_COUNTER: Redactor | None = None
+
+
+def _engine() -> Redactor:
+    global _ENGINE
+    if _ENGINE is None:
+        _ENGINE = Redactor(RedactOptions(plain=True, personal=False, counting=False))
+    return _ENGINE
+
 
 def mask_text(text: str) -> str:
-    """Mask token-shaped substrings of free text."""
-    return _TOKEN.sub(MASK, text)
+    """Mask credentials in free text (any line shape: JSON, log lines, headers, .env)."""
+    return _engine().redact_text(text)
 
 
 def mask_value(value: Any, depth: int = 0) -> Any:
-    """A copy of a JSON value with sensitive members and token-shaped strings masked."""
-    if depth > 64:
-        return "…"
-    if isinstance(value, dict):
-        return {
-            key: (MASK if isinstance(key, str) and _SENSITIVE_KEY.match(key) and val not in (None, "")
-                  else mask_value(val, depth + 1))
-            for key, val in value.items()
-        }
-    if isinstance(value, list):
-        return [mask_value(item, depth + 1) for item in value]
-    if isinstance(value, str):
-        return mask_text(value)
-    return value
+    """A copy of a JSON value with credentials masked (same shape; sensitive members masked)."""
+    return _engine().redact_value(value)
+
+
+def secret_kinds(text: str) -> dict[str, int]:
+    """Kinds of credentials in ``text`` (``{"github-pat": 1, "password": 2}``), never the values.
+
+    Personal data and blobs are not counted: this is about secrets.
+    """
+    global _COUNTER
+    if _COUNTER is None:
+        _COUNTER = Redactor(RedactOptions(plain=True, personal=False, keep=BLOB_KINDS))
+    engine = _COUNTER
+    engine.report = Report()
+    engine.redact_text(text[:MAX_MASKED])
+    return dict(engine.report.counts)
 
 
 def shorten(text: str, limit: int = MAX_EXCERPT) -> str:
@@ -62,11 +83,12 @@ def shorten(text: str, limit: int = MAX_EXCERPT) -> str:
 
 def excerpt_of(record: Record, limit: int = MAX_EXCERPT) -> str:
     """The record's text, masked and cut to ``limit`` characters."""
+    text = None
     if record.msg is not None and record.kind not in (Kind.MALFORMED, Kind.TEXT, Kind.STDERR):
         try:
-            text = orjson.dumps(mask_value(record.msg)).decode()
+            text = orjson.dumps(record.msg).decode()
         except TypeError:
-            text = mask_text(record.text)
-    else:
-        text = mask_text(record.text)
-    return shorten(text, limit)
+            pass
+    if text is None:
+        text = record.text
+    return shorten(mask_text(text[:MAX_MASKED]), limit)

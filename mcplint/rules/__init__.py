@@ -15,6 +15,17 @@ RULE_MODULES = (
     "mcplint.rules.cancellation",
     "mcplint.rules.stdio",
     "mcplint.rules.unanswered",
+    "mcplint.rules.ping", "mcplint.rules.logging", "mcplint.rules.pagination", "mcplint.rules.resources", "mcplint.rules.prompts", "mcplint.rules.completion",
+    "mcplint.rules.subscriptions", "mcplint.rules.caching", "mcplint.rules.heuristics", "mcplint.rules.cancellation_modern",
+    "mcplint.rules.tasks",
+    "mcplint.rules.progress_extra",
+    "mcplint.rules.modern",
+    "mcplint.rules.mrtr",
+    "mcplint.rules.sampling",
+    "mcplint.rules.elicitation",
+    "mcplint.rules.roots",
+    "mcplint.rules.meta",
+    "mcplint.rules.schema", "mcplint.rules.tools",
 )
 
 _loaded = False

@@ -1,0 +1,126 @@
+"""``mcplint redact``: make a transcript safe to share, keeping what makes it useful."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+import orjson
+
+from mcplint import config as config_file
+from mcplint.readers import FORMATS
+from mcplint.redact.engine import KINDS, ConfigurationError, RedactOptions, Redactor, UserRule
+from mcplint.redact.formats import UnsupportedFormat, redact_stream
+from mcplint.redact.known import SecretsFileError, load as load_secrets
+
+
+def _fail(message: str) -> None:
+    click.echo(f"mcplint: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_path=None,
+                  record_hits=False) -> RedactOptions:
+    """Options from the command line merged with the configuration file (raises on errors)."""
+    loaded = config_file.load(config_path)
+    cfg = loaded.config.redact
+    files = [str(loaded.relative(name)) for name in cfg.secrets_from] + list(secrets_from)
+    rules = tuple(UserRule(p.kind, p.regex, tuple(p.triggers), p.group) for p in cfg.patterns)
+    options = RedactOptions(
+        key=key, keep=list(cfg.keep) + list(keep), keep_blobs=keep_blobs or cfg.keep_blobs,
+        secrets=load_secrets(files) if files else (), extra_keys=cfg.keys, keep_keys=cfg.keep_keys,
+        allow=cfg.allow, keep_values=cfg.keep_values, rules=rules, record_hits=record_hits)
+    Redactor(options)  # validates kinds and patterns now, not half-way through the input
+    return options
+
+
+@click.command("redact")
+@click.argument("path", required=False, default="-", metavar="[PATH|-]")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Write the redacted input here (may be PATH itself) instead of stdout.")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
+              help="Input format; sniffed from the first lines by default.")
+@click.option("--check", is_flag=True,
+              help="Write nothing; list kind, line and JSON path of each hit and exit 1 if anything would be redacted.")
+@click.option("--report", "report_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Summary of counts per kind on stderr, as text or JSON.")
+@click.option("--keep", multiple=True, metavar="KIND",
+              help="Keep a kind (email, phone, card, ip-address, home-user, ... or pii, blobs); repeatable.")
+@click.option("--keep-blobs", is_flag=True, help="Keep images, audio and blobs (text blobs are still redacted).")
+@click.option("--secrets-from", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Redact the exact secrets of a host config (JSON with env/args) or a .env file; repeatable.")
+@click.option("--key", envvar="MCPLINT_REDACT_KEY", metavar="KEY",
+              help="HMAC key for placeholder tags (stable tags across runs); default: random per run. "
+                   "Env: MCPLINT_REDACT_KEY.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              help="Configuration file (default: found from the working directory upwards).")
+@click.option("--list-kinds", is_flag=True, help="List the kinds of secrets and personal data, then exit.")
+def redact(path, output, input_format, check, report_format, keep, keep_blobs, secrets_from, key, config_path,
+           list_kinds) -> None:
+    """Redact secrets and personal data from a capture, keeping it debuggable.
+
+    Output keeps the input's format, line count, key order, ids, methods and timestamps;
+    each secret becomes [REDACTED:<kind>:<tag>] (the same secret, the same tag). Exit
+    status: 0 done (or --check found nothing), 1 --check found something, 2 error.
+    """
+    if list_kinds:
+        click.echo("\n".join(sorted(KINDS)))
+        return
+    try:
+        options = build_options(_split(keep), keep_blobs, secrets_from, key, config_path, record_hits=check)
+    except (config_file.ConfigError, ConfigurationError, SecretsFileError) as exc:
+        _fail(str(exc))
+    redactor = Redactor(options)
+    name = "<stdin>" if path == "-" else path
+    try:
+        src = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        _fail(f"{path}: {exc.strerror or exc}")
+    try:
+        if check:
+            redact_stream(src, None, redactor, input_format)
+        elif output:
+            _to_file(src, Path(output), redactor, input_format)
+        else:
+            redact_stream(src, sys.stdout.buffer, redactor, input_format)
+            sys.stdout.buffer.flush()
+    except UnsupportedFormat as exc:
+        _fail(str(exc))
+    finally:
+        if path != "-":
+            src.close()
+    report = redactor.report
+    if check:
+        for hit in report.hits:
+            click.echo(f"{name}:{hit.line}: {hit.kind} at {hit.path}")
+    if report_format == "json":
+        data = report.as_json(name)
+        if check:
+            data["hits"] = [{"line": h.line, "path": h.path, "kind": h.kind} for h in report.hits]
+        click.echo(orjson.dumps(data).decode(), err=True)
+    else:
+        verb = "would redact" if check else "redacted"
+        summary = report.summary()
+        click.echo(f"mcplint redact: {name}: {verb + ' ' + summary if report.total else summary}", err=True)
+    if check and report.total:
+        sys.exit(1)
+
+
+def _to_file(src, target: Path, redactor: Redactor, input_format: str) -> None:
+    """Write through a temporary file in the same directory, so ``-o`` may name the input."""
+    directory = target.resolve().parent
+    fd, tmp = tempfile.mkstemp(prefix=".mcplint-redact-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as dst:
+            redact_stream(src, dst, redactor, input_format)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,765 @@
+"""The redaction engine: one place that decides what is secret, for every caller.
+
+``mcplint redact``, the excerpts of ``mcplint check`` findings and ``mcplint capture --redact``
+all go through :class:`Redactor`. It works on text and never re-serialises: a JSON line is
+parsed (``orjson``) only to learn the *structure* (which key a string sits under, its siblings,
+whether it is an image, a schema, an elicitation answer); the strings that change are then
+spliced into the original text, so key order, number spelling, spacing, ids, methods and
+timestamps keep their exact bytes and the line stays valid JSON.
+
+Pipeline for one string (after JSON decoding, which removes ``\\u`` splits):
+
+1. prefilter: one regex of every rule's triggers (and a base64-run check); most strings stop here;
+2. a string that is itself JSON is redacted structurally (JSON inside JSON, any depth);
+3. otherwise JSON embedded in text (host log lines, SSE ``data:`` lines) is redacted
+   structurally, and the detectors run on the text: known values, provider tokens,
+   credentials by context, URLs, personal data, data URIs, user patterns; overlapping spans
+   merge and become placeholders;
+4. encoded layers are decoded, redacted and re-encoded: backslash escapes, percent-encoding,
+   base64 runs.
+
+Structure adds what text cannot know: values under sensitive keys (``password``,
+``Authorization``, ``GITHUB_TOKEN``...), ``{"name": "X-Api-Key", "value": ...}`` pairs, the
+argument after ``--token`` in ``args``, random values in ``env`` maps, image/audio/blob
+payloads, accepted elicitation answers; and what it must leave alone: schemas
+(``inputSchema.properties.password`` describes a field), ``jsonrpc``/``id``/``method``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from mcplint.model import id_key
+from mcplint.redact import blobs, credentials, personal, providers, urls
+from mcplint.redact._rx import is_hex_digest, looks_random, rx
+from mcplint.redact.credentials import is_benign_value, value_spans
+from mcplint.redact.keys import STRONG, KeyClassifier, normalize
+from mcplint.redact.known import KnownValues
+from mcplint.redact.layers import (
+    BASE64_RUN_RE, ESCAPES, PERCENT, STRING_LITERAL_RE, decode_base64_text, decode_literal, encode_base64_text,
+    escape_text, escape_view, percent_encode, percent_view, splice_literal)
+from mcplint.redact.placeholders import PLACEHOLDER_RE, Tagger
+from mcplint.redact.report import Report
+from mcplint.redact.spans import EXPLICIT, STRUCTURE, Span, merge
+
+#: Nesting of layers (JSON in a string, base64, escapes...) followed before giving up.
+MAX_DEPTH = 8
+MAX_EMBEDDED = 32
+_CLEAN_CACHE = 100_000
+
+ELICITATION_KINDS = frozenset({"elicitation-answer"})
+PERSONAL_KINDS = personal.KINDS | ELICITATION_KINDS
+BLOB_KINDS = blobs.KINDS
+GROUPS = {"pii": PERSONAL_KINDS, "personal": PERSONAL_KINDS, "blobs": BLOB_KINDS}
+KINDS: frozenset[str] = (providers.KINDS | credentials.KINDS | urls.KINDS | personal.KINDS | blobs.KINDS
+                         | ELICITATION_KINDS | {"known-secret"})
+
+SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "requestedSchema", "jsonSchema", "$defs", "definitions"})
+ENV_KEYS = frozenset({"env", "environment"})
+EXEMPT_KEYS = frozenset({"jsonrpc", "id", "method"})
+_PROPAGATING = frozenset({"password", "secret", "credential", "token", "api-key", "private-key", "session-id",
+                          "connection-string"})
+
+JSON_START = rx("json-start", r'\{\s{0,16}"|\[\s{0,16}[{\["]')
+_NUMBER_AFTER_KEY = rx("number-after-key", r"\s*:\s*(-?\d{1,400}(?:\.\d{1,400})?(?:[eE][+-]?\d{1,10})?)")
+_COLON_AFTER = rx("colon-after", r"\s{0,64}:")
+_COLON_GAP = rx("colon-gap", r"\s{0,64}:\s{0,64}")
+_UNTERMINATED = rx("unterminated-value", r"\s{0,64}:\s{0,64}\"([^\"]{0,65536})$")
+_BORING_RUN = rx("boring-run", r"[0-9a-fA-F-]+|[a-z0-9/_-]+")
+_JSON_DECODER = json.JSONDecoder()
+
+_BASE_TRIGGERS = (providers.TRIGGERS + credentials.TRIGGERS + urls.TRIGGERS + blobs.TRIGGERS
+                  + (r"%[0-9A-Fa-f]{2}", r"\\u[0-9a-fA-F]{4}", r"\baccept\b"))
+_LINE_ONLY = (r"\\/",)
+_STRING_ONLY = (r'\\["\\/bfnrt]',)
+
+
+class ConfigurationError(ValueError):
+    """A user rule or option that cannot be used (bad regex, unknown kind)."""
+
+
+@dataclass(frozen=True)
+class UserRule:
+    """An extra pattern from the configuration: literal triggers, a regex, a kind."""
+
+    kind: str
+    regex: str
+    triggers: tuple[str, ...]
+    group: int = 0
+
+
+@dataclass
+class RedactOptions:
+    key: bytes | str | None = None  # HMAC key; random per run when None
+    keep: Iterable[str] = ()  # kinds (or groups: pii, blobs) to keep
+    keep_blobs: bool = False
+    secrets: Sequence[str] = ()  # exact values (from --secrets-from)
+    extra_keys: Sequence[str] = ()  # more sensitive names
+    keep_keys: Sequence[str] = ()  # names never treated as sensitive
+    allow: Sequence[str] = ()  # regexes: a secret that fully matches one is kept
+    keep_values: Sequence[str] = ()  # exact values (or "sha256:<hex>") that are kept
+    rules: Sequence[UserRule] = ()
+    plain: bool = False  # "[REDACTED]" without kind and tag (finding excerpts)
+    record_hits: bool = False  # keep (line, path, kind) of every redaction (--check)
+    personal: bool = True  # False: credentials only (excerpts, secret rules)
+    counting: bool = True  # False: no report (long-lived engines such as the excerpt masker)
+    extra_kinds: frozenset[str] = field(default_factory=frozenset)
+
+
+def expand_kinds(names: Iterable[str], known: frozenset[str] = KINDS) -> set[str]:
+    out: set[str] = set()
+    for name in names:
+        name = name.strip().lower()
+        if not name:
+            continue
+        if name in GROUPS:
+            out |= GROUPS[name]
+        elif name in known:
+            out.add(name)
+        else:
+            raise ConfigurationError(f"unknown kind {name!r} (see `mcplint redact --list-kinds`)")
+    return out
+
+
+class _Compiled:
+    __slots__ = ("kind", "regex", "triggers", "group")
+
+    def __init__(self, rule: UserRule):
+        try:
+            self.regex = re.compile(rule.regex)
+        except re.error as exc:
+            raise ConfigurationError(f"pattern for {rule.kind!r}: {exc}") from exc
+        self.kind, self.triggers, self.group = rule.kind, tuple(rule.triggers), rule.group
+
+    def find(self, text: str) -> list[Span]:
+        spans = []
+        seen = -1
+        for trigger in self.triggers:
+            pos = text.find(trigger)
+            while pos >= 0:
+                if pos > seen:
+                    window_end = min(len(text), pos + 4096)
+                    for m in self.regex.finditer(text, max(0, pos - 256), window_end):
+                        if m.start(self.group) <= pos < max(m.end(self.group), pos + 1) and m.end(self.group) > m.start(self.group):
+                            spans.append(Span(m.start(self.group), m.end(self.group), self.kind, m.group(self.group), STRUCTURE))
+                            seen = m.end()
+                pos = text.find(trigger, pos + 1)
+        return spans
+
+
+class Redactor:
+    """Redacts lines, strings and JSON values; keeps a :class:`Report` of what it did."""
+
+    def __init__(self, options: RedactOptions | None = None):
+        o = options or RedactOptions()
+        self.options = o
+        self.tagger = Tagger(o.key, plain=o.plain)
+        self.keys = KeyClassifier(o.extra_keys, o.keep_keys)
+        self.user_rules = [_Compiled(rule) for rule in o.rules]
+        kinds = KINDS | {rule.kind for rule in o.rules} | o.extra_kinds
+        self.keep = frozenset(expand_kinds(o.keep, kinds)) | (frozenset() if o.personal else PERSONAL_KINDS)
+        self.keep_blobs = o.keep_blobs or BLOB_KINDS <= self.keep
+        self.known = KnownValues(o.secrets)
+        self.allow = [re.compile(pattern) for pattern in o.allow]
+        self.keep_values = {v for v in o.keep_values if not v.startswith("sha256:")}
+        self.keep_hashes = {v[7:].lower() for v in o.keep_values if v.startswith("sha256:")}
+        self.personal = not PERSONAL_KINDS <= self.keep
+        self.report = Report()
+        self.record_hits = o.record_hits
+        self.counting = o.counting
+        self.line = 0
+        self._where: list[Any] = []
+        self._clean: set[str] = set()
+        self._elicit: OrderedDict[Any, dict] = OrderedDict()
+        extra = tuple(self.known.triggers) + tuple(re.escape(t) for r in self.user_rules for t in r.triggers)
+        base = _BASE_TRIGGERS + (personal.TRIGGERS if self.personal else ())
+        self._line_trigger = re.compile("|".join(base + _LINE_ONLY + extra))
+        self._string_trigger = re.compile("|".join(base + _STRING_ONLY + extra))
+
+    # -- public API ----------------------------------------------------------------------------
+    def redact_line(self, text: str) -> str:
+        """One physical line of any input format (JSON, text with embedded JSON, headers...)."""
+        if not self._needs_work(text, self._line_trigger):
+            return text
+        return self._document(text, 0)
+
+    def redact_text(self, text: str) -> str:
+        """A multi-line text, line by line (line count and line endings kept)."""
+        return "\n".join(self.redact_line(line) for line in text.split("\n"))
+
+    def redact_string(self, value: str, depth: int = 0, key: str | None = None) -> str:
+        """A decoded string value (a JSON string's content, a stderr line, a file's text)."""
+        if depth > MAX_DEPTH or value in self._clean:
+            return value
+        if not self._needs_work(value, self._string_trigger):
+            if len(value) <= 64 and (key is None or "version" not in key.lower()):
+                if len(self._clean) >= _CLEAN_CACHE:
+                    self._clean.clear()
+                self._clean.add(value)
+            return value
+        if value.lstrip()[:1] in ("{", "["):
+            out = self._json_text(value, depth + 1)
+            if out is not None:
+                return out
+        return self._text(value, depth, key)
+
+    def redact_value(self, value: Any) -> Any:
+        """A copy of a parsed JSON value with its secrets redacted (same shape)."""
+        try:
+            text = orjson.dumps(value).decode("utf-8")
+        except TypeError:
+            return value
+        out = self._document(text, 0)
+        return value if out == text else orjson.loads(out)
+
+    def find(self, text: str) -> list[tuple[str, int, int]]:
+        """``(kind, start, end)`` of what the text detectors find in ``text`` (no values)."""
+        return [(s.kind, s.start, s.end) for s in merge(self._detect(text, None), text)]
+
+    # -- documents and text ---------------------------------------------------------------------
+    def _needs_work(self, text: str, trigger: re.Pattern[str]) -> bool:
+        if trigger.search(text) is not None:
+            return True
+        if len(text) >= 20:
+            for m in BASE64_RUN_RE.finditer(text):
+                if not _BORING_RUN.fullmatch(m.group()):
+                    return True
+        return False
+
+    def _document(self, text: str, depth: int) -> str:
+        head = text.lstrip()[:1]
+        if head in ("{", "["):
+            out = self._json_text(text, depth)
+            if out is not None:
+                return out
+            if text.lstrip()[1:].lstrip()[:1] in ('"', "{", "[", "}", "]"):
+                return self._flat_json(text, depth)
+        return self._text(text, depth, None)
+
+    def _text(self, text: str, depth: int, key: str | None) -> str:
+        spans: list[Span] = []
+        ranges: list[tuple[int, int]] = []
+        if depth < MAX_DEPTH and ("{" in text or "[" in text):
+            for start, end, new in self._embedded(text, depth):
+                ranges.append((start, end))
+                if new != text[start:end]:
+                    spans.append(Span(start, end, "", "", EXPLICIT, new))
+        found = self._detect(text, key)
+        if ranges:
+            found = [s for s in found if not any(s.start < b and a < s.end for a, b in ranges)]
+        spans.extend(found)
+        out = self._apply(text, spans) if spans else text
+        if depth < MAX_DEPTH:
+            out = self._layers(out, depth)
+        return out
+
+    def _detect(self, text: str, key: str | None) -> list[Span]:
+        spans = providers.find(text)
+        if self.known:
+            spans.extend(self.known.find(text))
+        spans.extend(credentials.find(text, self.keys))
+        spans.extend(urls.find(text, self.keys))
+        if self.personal:
+            spans.extend(personal.find(text, key))
+        if not self.keep_blobs:
+            spans.extend(blobs.data_uris(text, self.tagger))
+        for rule in self.user_rules:
+            spans.extend(rule.find(text))
+        if not spans:
+            return spans
+        done = [m.span() for m in PLACEHOLDER_RE.finditer(text)] if "[REDACTED" in text else ()
+        return [s for s in spans if s.kind not in self.keep and not self._allowed(s.secret)
+                and not any(s.start < b and a < s.end for a, b in done)]
+
+    def _allowed(self, secret: str) -> bool:
+        if secret in self.keep_values:
+            return True
+        if self.keep_hashes and hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest() in self.keep_hashes:
+            return True
+        return any(pattern.fullmatch(secret) for pattern in self.allow)
+
+    def _apply(self, text: str, spans: list[Span]) -> str:
+        pieces = []
+        pos = 0
+        for span in merge(spans, text):
+            pieces.append(text[pos:span.start])
+            pieces.append(self._replacement(span))
+            pos = span.end
+        pieces.append(text[pos:])
+        return "".join(pieces)
+
+    def _replacement(self, span: Span) -> str:
+        if span.replacement is not None:
+            if span.kind:
+                self._emit(span.kind, span.secret)
+            return span.replacement
+        self._emit(span.kind, span.secret)
+        if self.tagger.plain:
+            return "[REDACTED]"
+        if span.kind == "email":
+            return self.tagger.email(span.secret)
+        if span.kind == "home-user":
+            return self.tagger.pseudonym(span.secret)
+        return self.tagger.placeholder(span.kind, span.secret)
+
+    def _emit(self, kind: str, secret: str) -> None:
+        if not self.counting:
+            return
+        path = self._path() if self.record_hits else None
+        self.report.add(kind, self.tagger.tag(secret), self.line, path)
+
+    def _path(self) -> str:
+        parts = [w if isinstance(w, str) else w.path() for w in self._where]
+        return " > ".join(p for p in parts if p) or "text"
+
+    # -- embedded JSON, flat JSON --------------------------------------------------------------
+    def _embedded(self, text: str, depth: int) -> list[tuple[int, int, str]]:
+        out = []
+        pos = 0
+        for _ in range(MAX_EMBEDDED):
+            m = JSON_START.search(text, pos)
+            if m is None:
+                break
+            start = m.start()
+            try:
+                _, end = _JSON_DECODER.raw_decode(text, start)
+            except json.JSONDecodeError as exc:
+                pos = max(start + 1, exc.pos)
+                continue
+            except (ValueError, RecursionError):
+                pos = start + 1
+                continue
+            segment = text[start:end]
+            new = self._json_text(segment, depth + 1)
+            out.append((start, end, self._flat_json(segment, depth + 1) if new is None else new))
+            pos = end
+        return out
+
+    def _json_text(self, text: str, depth: int) -> str | None:
+        """Structural redaction of a JSON document; None when ``text`` is not JSON."""
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        walk = _Walk(self, depth)
+        self._where.append(walk)
+        try:
+            walk.run(value)
+        finally:
+            self._where.pop()
+        if not walk.changes and not walk.numbers:
+            return text
+        out = walk.splice(text)
+        return out if out is not None else self._flat_json(text, depth)
+
+    def _flat_json(self, text: str, depth: int) -> str:
+        """JSON that does not parse (cut lines, duplicate keys): literal by literal, key-aware."""
+        edits: list[tuple[int, int, str]] = []
+        last_key: str | None = None
+        last_key_end = -1
+        last_end = 0
+        is_last_key = False
+        self._where.append("")
+        try:
+            for m in STRING_LITERAL_RE.finditer(text):
+                raw = m.group()
+                last_end = m.end()
+                old = decode_literal(raw)
+                if old is None:
+                    is_last_key = False
+                    continue
+                if _COLON_AFTER.match(text, m.end()):
+                    new = self.redact_string(old, depth + 1)
+                    last_key, last_key_end, is_last_key = old, m.end(), True
+                else:
+                    key = last_key if last_key is not None and _COLON_GAP.fullmatch(text, last_key_end, m.start()) else None
+                    new = self._keyed(key, old, depth) if key is not None else self.redact_string(old, depth + 1)
+                    is_last_key = False
+                if new != old:
+                    edits.append((m.start(), m.end(), splice_literal(raw, old, new)))
+            tail = _UNTERMINATED.match(text, last_end) if is_last_key else None
+            if tail is not None and last_key is not None:
+                new = self._keyed(last_key, tail.group(1), depth)
+                if new != tail.group(1):
+                    edits.append((tail.start(1), tail.end(1), new))
+            elif '"' in text[last_end:] or "=" in text[last_end:]:
+                rest = text[last_end:]
+                new = self._text(rest, depth, None)
+                if new != rest:
+                    edits.append((last_end, len(text), new))
+        finally:
+            self._where.pop()
+        return _splice(text, edits)
+
+    def _keyed(self, key: str, value: str, depth: int) -> str:
+        """A string value under ``key`` when nothing else is known about its context."""
+        verdict = self.keys.classify(key)
+        if verdict is not None:
+            level, kind = verdict
+            if level == STRONG or (looks_random(value) and not is_hex_digest(value)):
+                return self._whole(kind, value, key, depth)
+        return self.redact_string(value, depth + 1, key)
+
+    def _whole(self, kind: str, value: str, key: str | None, depth: int) -> str:
+        """Redact a whole value found under a sensitive name (scheme and cookie names kept)."""
+        if kind in self.keep:
+            return self.redact_string(value, depth + 1, key)
+        spans = value_spans(kind, value, 0, set_cookie=key is not None and normalize(key) == "setcookie")
+        done = [m.span() for m in PLACEHOLDER_RE.finditer(value)] if "[REDACTED" in value else ()
+        spans = [s for s in spans if not self._allowed(s.secret) and not any(s.start < b and a < s.end for a, b in done)]
+        if not spans:
+            return self.redact_string(value, depth + 1, key)
+        return self._apply(value, spans)
+
+    # -- layers ----------------------------------------------------------------------------------
+    def _layers(self, text: str, depth: int) -> str:
+        if "\\" in text and ESCAPES.search(text):
+            text = self._in_view(text, escape_view(text), depth, "unescaped",
+                                 lambda middle: escape_text(middle, "\\u" in text))
+        if "%" in text and PERCENT.search(text):
+            text = self._in_view(text, percent_view(text), depth, "percent-decoded", percent_encode)
+        if len(text) >= 20:
+            text = self._base64(text, depth)
+        return text
+
+    def _in_view(self, text, view, depth, name, encode) -> str:
+        if view.text == text:
+            return text
+        self._where.append(name)
+        try:
+            new = self.redact_string(view.text, depth + 1)
+        finally:
+            self._where.pop()
+        return text if new == view.text else view.splice(new, encode)
+
+    def _base64(self, text: str, depth: int) -> str:
+        edits = []
+        for m in BASE64_RUN_RE.finditer(text):
+            run = m.group()
+            if _BORING_RUN.fullmatch(run) or blobs.is_placeholder_blob(run):
+                continue
+            decoded = decode_base64_text(run)
+            if decoded is None:
+                continue
+            inner, urlsafe, padded = decoded
+            self._where.append("base64")
+            try:
+                new = self.redact_string(inner, depth + 1)
+            finally:
+                self._where.pop()
+            if new != inner:
+                edits.append((m.start(), m.end(), encode_base64_text(new, urlsafe, padded)))
+        return _splice(text, edits) if edits else text
+
+    # -- blobs and elicitation ----------------------------------------------------------------
+    def _blob(self, value: str, mime: str | None, depth: int, fallback: str = "blob") -> str:
+        kind = blobs.kind_for(mime, fallback)
+        if not value or blobs.is_placeholder_blob(value):
+            return value
+        if self.keep_blobs or kind in self.keep:
+            decoded = decode_base64_text(value.replace("\n", "").replace("\r", ""))
+            if decoded is None:
+                return value
+            inner, urlsafe, padded = decoded
+            self._where.append("base64")
+            try:
+                new = self.redact_string(inner, depth + 1)
+            finally:
+                self._where.pop()
+            return value if new == inner else encode_base64_text(new, urlsafe, padded)
+        self._emit(kind, value)
+        return blobs.placeholder(self.tagger, kind, value, mime)
+
+    def _answer(self, value: str, prop: Any, depth: int) -> str:
+        """An accepted elicitation answer: personal by nature, whatever its shape."""
+        if "elicitation-answer" in self.keep:
+            return self.redact_string(value, depth + 1)
+        if isinstance(prop, dict) and ("enum" in prop or "oneOf" in prop or "anyOf" in prop):
+            return value
+        if is_benign_value(value) or value.endswith("@example.invalid") or value.startswith("https://example.invalid/"):
+            return value
+        fmt = prop.get("format") if isinstance(prop, dict) else None
+        if fmt == "email" or personal.EMAIL.fullmatch(value):
+            self._emit("elicitation-answer", value)
+            return self.tagger.email(value) if not self.tagger.plain else "[REDACTED]"
+        if fmt in ("date", "date-time", "time"):
+            fixed = {"date": "1970-01-01", "date-time": "1970-01-01T00:00:00Z", "time": "00:00:00"}[fmt]
+            if value != fixed:
+                self._emit("elicitation-answer", value)
+            return fixed
+        if fmt in ("uri", "url"):
+            self._emit("elicitation-answer", value)
+            return "https://example.invalid/" + self.tagger.tag(value)
+        self._emit("elicitation-answer", value)
+        return self.tagger.placeholder("elicitation-answer", value)
+
+    def remember_elicitation(self, request_id: Any, properties: dict) -> None:
+        self._elicit[id_key(request_id)] = properties
+        if len(self._elicit) > 1000:
+            self._elicit.popitem(last=False)
+
+    def elicitation_schema(self, request_id: Any) -> dict | None:
+        try:
+            return self._elicit.pop(id_key(request_id), None)
+        except TypeError:
+            return None
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    if not edits:
+        return text
+    edits.sort()
+    pieces = []
+    pos = 0
+    for start, end, new in edits:
+        if start < pos:
+            continue
+        pieces.append(text[pos:start])
+        pieces.append(new)
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+# -- structural walk ----------------------------------------------------------------------------
+class _Ctx:
+    """What a container's position says about the strings inside it."""
+
+    __slots__ = ("sens", "schema", "env", "msg", "blob_key", "blob_kind", "mime", "pair", "accept", "answers",
+                 "eprops")
+
+    def __init__(self, sens=None, schema=False, env=False, answers=None, eprops=None):
+        self.sens = sens  # kind inherited from a sensitive ancestor key
+        self.schema = schema  # inside inputSchema/outputSchema/requestedSchema
+        self.env = env  # an env map: random values are secrets
+        self.answers = answers  # inside accepted elicitation content: the requested properties
+        self.eprops = eprops  # a response whose request was elicitation/create
+        self.msg = False
+        self.blob_key = None
+        self.blob_kind = "blob"
+        self.mime = None
+        self.pair = None
+        self.accept = False
+
+
+class _Frame:
+    __slots__ = ("is_dict", "it", "ctx", "cur", "prev")
+
+    def __init__(self, is_dict, it, ctx):
+        self.is_dict = is_dict
+        self.it = it
+        self.ctx = ctx
+        self.cur = None
+        self.prev = None
+
+
+_END = object()
+
+
+class _Walk:
+    """Walks a parsed JSON value in document order, deciding a new value for each string.
+
+    Strings (keys and values) are numbered in document order, which is the order of the
+    string literals in the text; :meth:`splice` uses that to rewrite only the changed ones.
+    """
+
+    def __init__(self, eng: Redactor, depth: int):
+        self.eng = eng
+        self.depth = depth
+        self.ordinal = -1
+        self.changes: list[tuple[int, str, str]] = []
+        self.numbers: list[int] = []
+        self.stack: list[_Frame] = []
+
+    def path(self) -> str:
+        out = ["$"]
+        for frame in self.stack:
+            if frame.cur is None:
+                break
+            out.append(f"[{frame.cur}]" if type(frame.cur) is int else f".{frame.cur}")
+        return "".join(out)
+
+    def run(self, root: Any) -> None:
+        eng = self.eng
+        kind = type(root)
+        if kind is str:
+            self.ordinal = 0
+            new = eng.redact_string(root, self.depth)
+            if new != root:
+                self.changes.append((0, root, new))
+            return
+        if kind is not dict and kind is not list:
+            return
+        self._push(root, _Ctx())
+        stack = self.stack
+        keys = eng.keys
+        while stack:
+            frame = stack[-1]
+            item = next(frame.it, _END)
+            if item is _END:
+                stack.pop()
+                continue
+            if frame.is_dict:
+                k, v = item
+                frame.cur = k
+                self.ordinal += 1
+                kord = self.ordinal
+                if k not in eng._clean:
+                    nk = eng.redact_string(k, self.depth)
+                    if nk != k:
+                        self.changes.append((kord, k, nk))
+                tv = type(v)
+                if tv is str:
+                    self.ordinal += 1
+                    nv = self._in_dict(frame.ctx, k, v)
+                    if nv != v:
+                        self.changes.append((self.ordinal, v, nv))
+                elif tv is dict or tv is list:
+                    self._push(v, self._child(frame.ctx, k))
+                elif (tv is int or tv is float) and v != 0 and not frame.ctx.schema:
+                    kind = frame.ctx.sens if frame.ctx.sens and not keys.benign(k) else keys.strong(k)
+                    if kind is not None and kind not in eng.keep:
+                        self.numbers.append(kord)
+                        eng._emit(kind, repr(v))
+            else:
+                i, v = item
+                frame.cur = i
+                if type(v) is str:
+                    self.ordinal += 1
+                    nv = self._in_list(frame, v)
+                    if nv != v:
+                        self.changes.append((self.ordinal, v, nv))
+                    frame.prev = v
+                else:
+                    frame.prev = None
+                    if type(v) is dict or type(v) is list:
+                        self._push(v, self._child(frame.ctx, None))
+
+    def _push(self, value, ctx: _Ctx) -> None:
+        if type(value) is dict:
+            eng = self.eng
+            if "jsonrpc" in value or (type(value.get("method")) is str and ("id" in value or "params" in value)):
+                ctx.msg = True
+                self._message(value, ctx)
+            t = value.get("type")
+            if t in ("image", "audio") and type(value.get("data")) is str:
+                ctx.blob_key, ctx.blob_kind = "data", t
+            elif type(value.get("blob")) is str and ("uri" in value or "mimeType" in value):
+                ctx.blob_key = "blob"
+            if ctx.blob_key is not None:
+                mime = value.get("mimeType")
+                ctx.mime = mime if type(mime) is str else None
+            if "value" in value:
+                for name_key in ("name", "key", "header", "Name"):
+                    name = value.get(name_key)
+                    if type(name) is str:
+                        ctx.pair = eng.keys.strong(name)
+                        break
+            if value.get("action") == "accept" and type(value.get("content")) is dict:
+                ctx.accept = True
+            self.stack.append(_Frame(True, iter(value.items()), ctx))
+        else:
+            self.stack.append(_Frame(False, enumerate(value), ctx))
+
+    def _message(self, value: dict, ctx: _Ctx) -> None:
+        eng = self.eng
+        if value.get("method") == "elicitation/create" and "id" in value:
+            params = value.get("params")
+            schema = params.get("requestedSchema") if type(params) is dict else None
+            props = schema.get("properties") if type(schema) is dict else None
+            if type(props) is dict:
+                eng.remember_elicitation(value["id"], props)
+        elif "result" in value and "id" in value and eng._elicit:
+            ctx.eprops = eng.elicitation_schema(value["id"])
+
+    def _child(self, parent: _Ctx, key: str | None) -> _Ctx:
+        schema = parent.schema or (key is not None and key in SCHEMA_KEYS)
+        sens = parent.sens
+        if key is not None and not schema and sens is None:
+            strong = self.eng.keys.strong(key)
+            if strong in _PROPAGATING and strong not in self.eng.keep:
+                sens = strong
+        answers = parent.answers
+        if key == "content" and parent.accept:
+            answers = parent.eprops if parent.eprops is not None else {}
+        child = _Ctx(sens, schema, key is not None and key in ENV_KEYS, answers,
+                     parent.eprops if key == "result" else None)
+        return child
+
+    def _in_dict(self, ctx: _Ctx, k: str, v: str) -> str:
+        eng = self.eng
+        depth = self.depth
+        if ctx.msg and k in EXEMPT_KEYS:
+            return v
+        if ctx.blob_key == k:
+            return eng._blob(v, ctx.mime, depth, ctx.blob_kind)
+        if ctx.schema:
+            return eng.redact_string(v, depth, k)
+        if ctx.sens is not None:
+            if eng.keys.benign(k):
+                return eng.redact_string(v, depth, k)
+            return eng._whole(ctx.sens, v, k, depth)
+        verdict = eng.keys.classify(k)
+        if verdict is not None:
+            level, kind = verdict
+            if level == STRONG or (looks_random(v) and not is_hex_digest(v)):
+                return eng._whole(kind, v, k, depth)
+        if ctx.pair is not None and k == "value":
+            return eng._whole(ctx.pair, v, k, depth)
+        if ctx.env and looks_random(v):
+            return eng._whole("env-secret", v, k, depth)
+        if ctx.answers is not None:
+            return eng._answer(v, ctx.answers.get(k), depth)
+        return eng.redact_string(v, depth, k)
+
+    def _in_list(self, frame: _Frame, v: str) -> str:
+        eng = self.eng
+        ctx = frame.ctx
+        if ctx.sens is not None:
+            return eng._whole(ctx.sens, v, None, self.depth)
+        if ctx.answers is not None:
+            return v  # multi-select answers are enum values
+        prev = frame.prev
+        if prev is not None and not ctx.schema:
+            kind = _pair_kind(eng.keys, prev)
+            if kind is not None:
+                return eng._whole(kind, v, None, self.depth)
+        return eng.redact_string(v, self.depth)
+
+    def splice(self, text: str) -> str | None:
+        """``text`` with the changed strings (and zeroed numbers) rewritten; None if unsure."""
+        spans = [m.span() for m in STRING_LITERAL_RE.finditer(text)]
+        if len(spans) != self.ordinal + 1:
+            return None  # duplicate keys or an unusual document: the caller goes literal by literal
+        edits: list[tuple[int, int, str]] = []
+        for ordinal, old, new in self.changes:
+            start, end = spans[ordinal]
+            raw = text[start:end]
+            if decode_literal(raw) != old:
+                return None
+            edits.append((start, end, splice_literal(raw, old, new)))
+        for kord in self.numbers:
+            m = _NUMBER_AFTER_KEY.match(text, spans[kord][1])
+            if m is not None:
+                edits.append((m.start(1), m.end(1), "0"))
+        return _splice(text, edits)
+
+
+def _pair_kind(keys: KeyClassifier, name: str) -> str | None:
+    """The element before a value in an array: ``--token``, ``Authorization``, ``GITHUB_TOKEN``."""
+    if len(name) > 64 or " " in name:
+        return None
+    if name.startswith("-"):
+        return None if "=" in name else keys.strong(name.lstrip("-"))
+    kind = keys.strong(name)
+    if kind is not None and ("-" in name or name[:1].isupper() or kind in ("authorization", "cookie")):
+        return kind
+    return None

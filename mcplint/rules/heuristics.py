@@ -1,0 +1,611 @@
+"""Heuristics (HX): patterns that are no spec violation by themselves but usually mean trouble.
+
+Every rule here is ``confidence="low"`` and conservative: it speaks only when the capture shows
+the pattern plainly, and its thresholds are class attributes (override them in a subclass or
+per-rule options). Timing heuristics read ``record.t`` (capture timestamps) and stay silent
+when the input has none (transcripts, plain JSON Lines).
+
+Covered elsewhere: HX001/HX005 (unanswered requests) in ``unanswered.py``; HX003 (ping timeout)
+is ``PI003 ping-unanswered`` in ``ping.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, ClassVar
+
+import orjson
+
+from mcplint import protocol
+from mcplint.analyzer import Bounded, RequestEntry, Session
+from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
+from mcplint.model import Direction, Kind, Record, Severity
+from mcplint.rules._base import (
+    MESSAGES,
+    NOTIFICATIONS,
+    REQUESTS,
+    RESPONSES,
+    Rule,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+)
+from mcplint.rules.subscriptions import Subscriptions, asks_for
+from mcplint.rules.unanswered import LONG_LIVED, label
+
+_TIMEOUTS = "basic/lifecycle §Timeouts"
+
+
+# -- shared helpers ------------------------------------------------------------------------------
+_last_key: list = [None, None]  # (record, key) of the last call_key() computed
+
+
+def call_key(record: Record) -> tuple[str | None, int]:
+    """What makes two requests "the same call": method and params without ``_meta``.
+
+    ``_meta`` is left out because it carries per-request values (progress tokens, identity).
+    Computed once per record (several rules ask).
+    """
+    if _last_key[0] is record:
+        return _last_key[1]
+    params = record.params
+    if isinstance(params, dict) and "_meta" in params:
+        params = {k: v for k, v in params.items() if k != "_meta"}
+    try:
+        body = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        body = repr(params).encode()
+    key = (record.method, hash(body))
+    _last_key[0], _last_key[1] = record, key
+    return key
+
+
+def seconds(earlier: Record | None, later: Record | None) -> float | None:
+    """Seconds between two records when both carry capture timestamps."""
+    if earlier is None or later is None or earlier.t is None or later.t is None:
+        return None
+    return later.t - earlier.t
+
+
+def duration(value: float) -> str:
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+
+
+@dataclass(slots=True)
+class Retry:
+    """A client request sent again (same method and params) while the earlier one was open."""
+
+    earlier: RequestEntry
+    later: Record
+    gap: float | None
+
+
+class _Reissue(Rule):
+    """Shared logic of HX004 and CN009: a client re-sends a call without cancelling the first.
+
+    A re-sent identical request while the earlier one is still open shows the client stopped
+    waiting for it. It is reported when the earlier request never got an answer in the capture,
+    or when timestamps show the client waited at least ``min_wait`` seconds before re-sending.
+    """
+
+    kinds = REQUESTS
+    party = "client"
+    confidence = "low"
+    #: seconds the client must have waited before the re-send for it to count as a timeout
+    min_wait: ClassVar[float] = 10.0
+    #: long-lived by design, or judged by other rules (re-initialize: LC010; ping: PI003)
+    exempt: ClassVar[frozenset[str]] = LONG_LIVED | {"initialize", "ping"}
+
+    def check(self, record, session):
+        if record.direction is not Direction.C2S or record.method in self.exempt or not record.has_id:
+            return
+        state = session.state_for(self)
+        latest = state.setdefault("latest", Bounded(10_000))
+        key = call_key(record)
+        earlier: Record | None = latest.get(key)
+        latest[key] = record
+        if earlier is None or earlier.parent is not None:
+            return  # batch elements left unanswered are JR018/JR019's story
+        entry = session.find_request(Direction.C2S, earlier.id)
+        if entry is None or entry.record is not earlier or not entry.pending or entry.cancel is not None:
+            return
+        retry = Retry(entry, record, seconds(earlier, record))
+        if retry.gap is not None and retry.gap >= self.min_wait:
+            yield self.describe(retry, "it was still unanswered")
+        else:  # decided at the end: was the earlier request ever answered?
+            state.setdefault("retries", Bounded(10_000))[record.line] = retry
+
+    def finish(self, session):
+        for retry in session.state_for(self).get("retries", {}).values():
+            entry = retry.earlier
+            if entry.pending and entry.cancel is None:
+                yield self.describe(retry, "it was never answered")
+
+    def describe(self, retry: Retry, outcome: str):
+        earlier = retry.earlier.record
+        waited = f" {duration(retry.gap)} later" if retry.gap is not None else ""
+        return self.report(
+            retry.later, f"{label(retry.later)} repeats {label(earlier)}{waited} without cancelling it "
+                         f"({outcome}); send notifications/cancelled for a request you stop waiting for",
+            related=[(earlier, "the abandoned request")])
+
+
+# -- HX002 slow-response ----------------------------------------------------------------------------
+@rule
+class SlowResponse(Rule):
+    """Checks for responses that took longer than the method's latency threshold."""
+
+    code, name = "HX002", "slow-response"
+    severity, level, spec = Severity.INFO, "heuristic", _TIMEOUTS
+    confidence = "low"
+    party = "sender"
+    kinds = RESPONSES
+    answers = frozenset({"ok"})
+    hint = ("Answer quickly or report progress (notifications/progress) while working; "
+            "clients time out silent requests.")
+    #: seconds after which a response counts as slow, by method (default for the others)
+    threshold: ClassVar[float] = 10.0
+    thresholds: ClassVar[dict[str, float]] = {"initialize": 30.0, "tools/call": 60.0}
+    #: methods that wait for a person or are long-lived by design
+    exempt: ClassVar[frozenset[str]] = LONG_LIVED | {
+        "ping",  # PI003
+        "sampling/createMessage", "elicitation/create"}
+
+    def check(self, record, session):
+        request = record.request
+        if request is None or request.method in self.exempt or record.direction is None:
+            return
+        took = seconds(request, record)
+        limit = self.thresholds.get(request.method, self.threshold)
+        if took is None or took <= limit:
+            return
+        entry = session.find_request(record.direction.other, record.id)
+        if entry is not None and entry.last_progress_record is not None:
+            return  # the receiver reported progress while it worked
+        yield self.report(record, f"{label(request)} was answered after {duration(took)} "
+                                  f"(threshold {limit:g} s)", related=[(request, "request")])
+
+
+# -- HX004 timeout-without-cancel -----------------------------------------------------------------
+@rule
+class TimeoutWithoutCancel(_Reissue):
+    """Checks for clients that re-send a call they gave up on without cancelling the first one."""
+
+    code, name = "HX004", "timeout-without-cancel"
+    severity, level, spec = Severity.WARNING, "SHOULD", _TIMEOUTS
+    versions = protocol.LEGACY
+    hint = ("When you stop waiting for a request, send notifications/cancelled for it before (or "
+            "instead of) sending it again.")
+
+
+# -- HX006 notification-flood (timing; registered once transcripts can carry timestamps) ---------
+class NotificationFlood(Rule):
+    """Checks for progress or log notifications sent faster than a client can use them."""
+
+    code, name = "HX006", "notification-flood"
+    severity, level, spec = Severity.WARNING, "SHOULD", "basic/utilities/progress §Behavior Requirements"
+    confidence = "low"
+    kinds = NOTIFICATIONS
+    methods = frozenset({"notifications/progress", "notifications/message"})
+    hint = "Rate-limit progress and log notifications (coalesce updates, a few per second at most)."
+    #: notifications per second that count as a flood, sustained over ``window`` seconds
+    rate: ClassVar[float] = 100.0
+    window: ClassVar[float] = 2.0
+
+    def check(self, record, session):
+        if record.t is None or record.direction is None:
+            return
+        state = session.state_for(self)
+        key = (record.direction, record.method)
+        if key in state.setdefault("reported", set()):
+            return
+        times = state.setdefault(key, deque())
+        times.append(record.t)
+        while times and record.t - times[0] > self.window:
+            times.popleft()
+        if len(times) > self.rate * self.window:
+            state["reported"].add(key)
+            state.pop(key)
+            spec = ("server/utilities/logging §Security Considerations"
+                    if record.method == "notifications/message" else None)
+            yield self.report(record, f"{len(times)} {record.method} within {self.window:g} s (more than "
+                                      f"{self.rate:g} per second); reported once per session",
+                              spec=spec)
+
+
+# -- HX007 call-unlisted-tool ---------------------------------------------------------------------
+@rule
+class CallUnlistedTool(Rule):
+    """Checks for calls of tools missing from the server's latest complete tool list."""
+
+    code, name = "HX007", "call-unlisted-tool"
+    severity, level, spec = Severity.INFO, "heuristic", "server/tools §Listing Tools"
+    confidence = "low"
+    party = "client"
+    kinds = REQUESTS
+    methods = frozenset({"tools/call"})
+    hint = "Call only tools from the latest tools/list result; list again after list_changed."
+
+    def check(self, record, session):
+        name = params_of(record).get("name")
+        catalog = session.tools
+        if record.direction is not Direction.C2S or not isinstance(name, str) or not catalog.current:
+            return
+        if name not in catalog.names:
+            known = ", ".join(sorted(catalog.names)[:5]) or "none"
+            yield self.report(record, f"Tool {name!r} is not in the server's latest tools/list "
+                                      f"(listed: {known}{', …' if len(catalog.names) > 5 else ''})")
+
+
+# -- HX008 list-change-without-notification -------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Feature:
+    name: str
+    list_method: str
+    items: str  # the result member holding the list
+    key: str  # what identifies an item
+    notification: str
+    flag: str  # the 2026-07-28 subscription filter flag
+
+
+FEATURES = (
+    Feature("tools", "tools/list", "tools", "name", "notifications/tools/list_changed", "toolsListChanged"),
+    Feature("prompts", "prompts/list", "prompts", "name", "notifications/prompts/list_changed",
+            "promptsListChanged"),
+    Feature("resources", "resources/list", "resources", "uri", "notifications/resources/list_changed",
+            "resourcesListChanged"),
+)
+_BY_METHOD = {f.list_method: f for f in FEATURES} | {f.notification: f for f in FEATURES}
+
+
+@dataclass(slots=True, eq=False)
+class Listing:
+    """What HX008 knows of one feature's list in a session."""
+
+    pages: Bounded = field(default_factory=lambda: Bounded(1_000))  # nextCursor -> names so far
+    names: frozenset | None = None  # the latest complete listing
+    record: Record | None = None
+    notified: bool = False  # a list_changed arrived since that listing
+    suspect: tuple | None = None  # (record, earlier record, added, removed) awaiting a late notification
+
+
+@rule
+class ListChangeWithoutNotification(Rule):
+    """Checks for lists that changed between two listings without a list_changed notification."""
+
+    code, name = "HX008", "list-change-without-notification"
+    severity, level, spec = Severity.INFO, "SHOULD", "server/tools §List Changed Notification"
+    confidence = "low"
+    party = "server"
+    kinds = frozenset({Kind.RESULT}) | NOTIFICATIONS
+    methods = frozenset(_BY_METHOD)
+    hint = ("Send notifications/<feature>/list_changed whenever the list changes (to subscribers "
+            "in 2026-07-28).")
+
+    def check(self, record, session):
+        if record.direction is not Direction.S2C:
+            return
+        feature = _BY_METHOD[record.effective_method]
+        listing = session.state_for(self).setdefault(feature.name, Listing())
+        if record.kind is Kind.NOTIFICATION:
+            listing.notified, listing.suspect = True, None  # announced (perhaps a little late)
+            return
+        names = self._assemble(record, feature, listing)
+        if names is None:
+            return
+        if listing.suspect is not None:
+            yield self._report(feature, *listing.suspect)
+            listing.suspect = None
+        if listing.names is not None and names != listing.names and not listing.notified \
+                and self._expected(feature, session):
+            listing.suspect = (record, listing.record, names - listing.names, listing.names - names)
+        listing.names, listing.record, listing.notified = names, record, False
+
+    def finish(self, session):
+        for feature in FEATURES:
+            listing = session.state_for(self).get(feature.name)
+            if listing is not None and listing.suspect is not None:
+                yield self._report(feature, *listing.suspect)
+
+    @staticmethod
+    def _assemble(record: Record, feature: Feature, listing: Listing) -> frozenset | None:
+        """The complete listing once its last page arrived (None before, or when a page is unknown)."""
+        result = result_of(record)
+        if not isinstance(result, dict) or result.get("resultType", "complete") != "complete" \
+                or record.request is None:
+            return None
+        items = result.get(feature.items)
+        names = {i.get(feature.key) for i in items if isinstance(i, dict)} if isinstance(items, list) else set()
+        names.discard(None)
+        cursor = params_of(record.request).get("cursor")
+        if cursor is not None:
+            before = listing.pages.pop(cursor, None) if isinstance(cursor, str) else None
+            if before is None:
+                return None  # a page of a listing whose start we did not see
+            names |= before
+        following = result.get("nextCursor")
+        if isinstance(following, str):
+            listing.pages[following] = names
+            return None
+        return frozenset(n for n in names if isinstance(n, str))
+
+    @staticmethod
+    def _expected(feature: Feature, session: Session) -> bool:
+        """Whether the server had promised list_changed notifications to this client."""
+        if session.modern:
+            return any(listen.open and asks_for(listen.honored, feature.notification)
+                       for listen in Subscriptions.of(session).listens.values())
+        return protocol.gate_open(protocol.GATES[feature.notification], session.server_caps)
+
+    def _report(self, feature: Feature, record: Record, earlier: Record, added, removed):
+        change = []
+        if added:
+            change.append("added " + ", ".join(repr(n) for n in sorted(added)[:5]))
+        if removed:
+            change.append("removed " + ", ".join(repr(n) for n in sorted(removed)[:5]))
+        return self.report(record, f"The {feature.name} list changed since the previous "
+                                   f"{feature.list_method} ({'; '.join(change)}) but no "
+                                   f"{feature.notification} was sent",
+                           related=[(earlier, f"previous {feature.list_method} result")],
+                           spec=f"server/{feature.name} §List Changed Notification")
+
+
+# -- HX009 retry-storm ----------------------------------------------------------------------------
+@rule
+class RetryStorm(Rule):
+    """Checks for the same request re-sent many times in a row while the earlier copies failed."""
+
+    code, name = "HX009", "retry-storm"
+    severity, level, spec = Severity.INFO, "heuristic", _TIMEOUTS
+    confidence = "low"
+    kinds = REQUESTS
+    hint = "Retry with exponential backoff and a cap; cancel or await the previous attempt first."
+    #: identical requests that make a storm, and the window (seconds) they must fall in
+    count: ClassVar[int] = 5
+    window: ClassVar[float] = 10.0
+    #: keep-alives are judged by PI003
+    exempt: ClassVar[frozenset[str]] = frozenset({"ping"})
+
+    def check(self, record, session):
+        if record.direction is None or not record.has_id or record.method in self.exempt:
+            return
+        chains = session.state_for(self).setdefault("chains", Bounded(10_000))
+        key = (record.direction, call_key(record))
+        chain: list[Record] = chains.get(key) or []
+        timed = record.t is not None and all(r.t is not None for r in chain)
+        if timed:
+            chain = [r for r in chain if record.t - r.t <= self.window]
+        chain = [r for r in chain if self._failed(r, session, strict=not timed)]
+        chain.append(record)
+        chains[key] = chain
+        if len(chain) == self.count:
+            within = (f" within {duration(record.t - chain[0].t)}, the earlier ones failed or unanswered"
+                      if timed else " while the earlier ones were all still unanswered")
+            yield self.report(record, f"{label(record)} is the {self.count}th identical {record.method} "
+                                      f"in a row{within}", related=[(chain[0], "first attempt")])
+
+    @staticmethod
+    def _failed(request: Record, session: Session, strict: bool) -> bool:
+        """The attempt did not succeed: still open (or, with timestamps, answered with an error)."""
+        entry = session.find_request(request.direction, request.id)
+        if entry is None or entry.record is not request:
+            return False
+        if entry.response is None:
+            return True
+        return not strict and entry.response.kind is Kind.ERROR
+
+
+# -- HX010 capture-truncated ----------------------------------------------------------------------
+@rule
+class CaptureTruncated(Rule):
+    """Checks for captures that join a session already under way."""
+
+    code, name = "HX010", "capture-truncated"
+    severity, level, spec = Severity.INFO, "info", "basic/lifecycle §Initialization"
+    confidence = "low"
+    party = "capture"
+    kinds = MESSAGES
+    hint = ("Start the capture before the client connects (mcplint capture -- CMD), or pass "
+            "--protocol-version when analysing a partial capture (which also silences this note).")
+
+    def check(self, record, session):
+        if session.messages == 0 and session.midstream and not session.version_given:
+            yield self.report(record, "The capture starts in the middle of a session (the first message is "
+                                      f"{_first(record)}, not initialize or a 2026-07-28 request); rules "
+                                      "that need history report with low confidence")
+
+
+def _first(record: Record) -> str:
+    if record.method is not None:
+        kind = "request" if record.kind is Kind.REQUEST else "notification"
+        return f"the {kind} {record.method!r}"
+    return f"a {record.kind.value} for id {fmt_id(record.id)}" if record.has_id else f"a {record.kind.value}"
+
+
+# -- HX011 secrets-in-traffic ---------------------------------------------------------------------
+#: Literals of the provider token shapes of the excerpt masker: a string without any of them holds
+#: no such token and is not run through the (slow) token pattern.
+_TOKEN_PROBES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "k_live_", "k_test_",
+                 "AKIA", "AIza", "hf_", "npm_", "eyJ", "-----BEGIN")
+_AUTH_PROBES = ("earer", "asic", "EARER", "ASIC")
+_AUTH = re.compile(r"(?:[Bb]earer|[Bb]asic|BEARER|BASIC)\s+([A-Za-z0-9._~+/=-]{12,})")
+_URL_CREDENTIAL = re.compile(r"://[^/\s:@\"]+:[^/\s@\"]+@")
+_PLACEHOLDER = frozenset({"[redacted]", "redacted", "***", "xxx", "changeme", "<redacted>", "none", "null",
+                          "true", "false", "required", "optional"})
+_MAX_SCAN = 1 << 18  # characters of one line (and of one string) scanned for tokens at most
+_MAX_NODES = 20_000  # JSON nodes of one message walked at most
+
+
+def has_token_probe(text: str) -> bool:
+    """Whether ``text`` may hold a token at all (cheap substring tests)."""
+    text = text[:_MAX_SCAN]
+    return (any(probe in text for probe in _TOKEN_PROBES) or _has_sk(text)
+            or any(probe in text for probe in _AUTH_PROBES) or ("://" in text and "@" in text))
+
+
+def _has_sk(text: str) -> bool:
+    """``sk-`` at the start of a word (OpenAI/Anthropic keys), not inside ``task-``."""
+    at = text.find("sk-")
+    while at >= 0:
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            return True
+        at = text.find("sk-", at + 3)
+    return False
+
+
+def secret_hits(value: Any, path: str, out: list[tuple[str, str, int]], tokens: bool,
+                budget: list[int], depth: int = 0) -> None:
+    """Collect ``(json path, kind, hash of the value)`` of credentials in a JSON value.
+
+    Values under secret-like member names are always looked at; other strings only when
+    ``tokens`` (the line contains a token-shaped literal). Values are never kept.
+    """
+    budget[0] -= 1
+    if depth > 32 or len(out) >= 20 or budget[0] < 0:
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and isinstance(key, str) and sensitive_key(key):
+                if _looks_set(item):
+                    out.append((_member(path, key), f"value of {key!r}", hash(item)))
+            elif isinstance(item, (dict, list)) or (tokens and isinstance(item, str)):
+                secret_hits(item, _member(path, key), out, tokens, budget, depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, (dict, list)) or (tokens and isinstance(item, str)):
+                secret_hits(item, f"{path}[{index}]", out, tokens, budget, depth + 1)
+    elif isinstance(value, str) and len(value) >= 12:
+        kind = token_kind(value)
+        if kind:
+            out.append((path, kind, hash(value)))
+
+
+def _member(path: str, key: Any) -> str:
+    return f"{path}.{key}" if isinstance(key, str) and key.isidentifier() else f"{path}[{key!r}]"
+
+
+def _looks_set(value: str) -> bool:
+    text = value.strip()
+    return len(text) >= 6 and text.lower() not in _PLACEHOLDER and not text.startswith(("[REDACTED", "${", "<")) \
+        and set(text) != {"*"}
+
+
+def token_kind(text: str) -> str | None:
+    """What kind of credential a string holds (provider tokens by the excerpt masker's patterns)."""
+    text = text[:_MAX_SCAN]
+    if any(probe in text for probe in _AUTH_PROBES):
+        for match in _AUTH.finditer(text):
+            secret = match.group(1)
+            if any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret):
+                return "bearer/basic credential"  # "Basic authentication is ..." is prose
+    if "://" in text and "@" in text and _URL_CREDENTIAL.search(text):
+        return "password in URL"
+    if not (any(probe in text for probe in _TOKEN_PROBES) or _has_sk(text)):
+        return None
+    for match in _TOKEN.finditer(text):
+        found = match.group(0)
+        if found[:6].lower().startswith(("bearer", "basic")) or text[max(0, match.start() - 3):match.start()] == "://":
+            continue  # judged above
+        if found.startswith("-----BEGIN"):
+            return "private key"
+        if found.startswith("eyJ"):
+            return "JSON Web Token"
+        return "API token"
+    return None
+
+
+_PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: Last words of a key that names a secret rather than holding one (secretName, password_file).
+_NOT_A_VALUE = frozenset({"name", "names", "id", "ids", "ref", "arn", "path", "file", "type", "version",
+                          "url", "uri", "length", "count", "manager", "hint", "policy", "required"})
+
+
+@lru_cache(maxsize=4096)
+def sensitive_key(key: str) -> bool:
+    """A member name whose string value is a credential (``password``, ``aws_secret_access_key``)."""
+    if _SENSITIVE_KEY.match(key):
+        return True
+    parts = [p.lower() for p in _PART.findall(key)]
+    if not parts or parts[-1] in _NOT_A_VALUE:
+        return False
+    if any(p in ("secret", "password", "passwd") for p in parts):
+        return True
+    return parts[-2:] in (["api", "key"], ["access", "key"], ["private", "key"])
+
+
+@rule
+class SecretsInTraffic(Rule):
+    """Checks for credentials (API keys, tokens, passwords) travelling in messages."""
+
+    code, name = "HX011", "secrets-in-traffic"
+    severity, level, spec = Severity.WARNING, "heuristic", "basic/security_best_practices"
+    confidence = "low"
+    kinds = MESSAGES
+    hint = ("Keep credentials out of MCP messages: configure them in the server's environment, and "
+            "redact captures (mcplint redact) before sharing them.")
+
+    def check(self, record, session):
+        msg = record.msg
+        if record.method == "notifications/message" or not isinstance(msg, dict):
+            return  # log data: LG006
+        tokens = has_token_probe(record.text)
+        hits: list[tuple[str, str, int]] = []
+        budget = [_MAX_NODES]
+        for member in ("params", "result", "error"):
+            if member in msg:
+                secret_hits(msg[member], member, hits, tokens, budget)
+        if not hits:
+            return
+        seen = session.state_for(self).setdefault("seen", Bounded(10_000))
+        fresh = [(path, kind) for path, kind, value in hits if value not in seen]
+        for _, _, value in hits:
+            seen[value] = True
+        if fresh:
+            shown = "; ".join(f"{kind} at {path}" for path, kind in fresh[:3])
+            more = f" (and {len(fresh) - 3} more)" if len(fresh) > 3 else ""
+            yield self.report(record, f"Message carries what looks like a credential: {shown}{more} "
+                                      "(each value is reported once per session)")
+
+
+# -- HX012 mrtr-loop ------------------------------------------------------------------------------
+@rule
+class MrtrLoop(Rule):
+    """Checks for one logical call answered ``input_required`` round after round."""
+
+    code, name = "HX012", "mrtr-loop"
+    severity, level, spec = Severity.INFO, "heuristic", "basic/patterns/mrtr"
+    confidence = "low"
+    party = "server"
+    versions = protocol.MODERN
+    kinds = frozenset({Kind.RESULT, Kind.ERROR})
+    methods = frozenset({"tools/call", "prompts/get", "resources/read"})
+    answers = frozenset({"ok"})
+    hint = "Ask for all the input a call needs in as few rounds as possible; finish or fail the call."
+    #: input_required rounds of one call before it counts as a loop
+    rounds: ClassVar[int] = 5
+
+    def check(self, record, session):
+        request = record.request
+        if record.direction is not Direction.S2C or request is None:
+            return
+        params = params_of(request)
+        target = params.get("name", params.get("uri"))
+        try:
+            arguments = orjson.dumps(params.get("arguments"), option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            arguments = repr(params.get("arguments")).encode()
+        key = (request.method, fmt_id(target), hash(arguments))
+        loops = session.state_for(self).setdefault("rounds", Bounded(10_000))
+        result = result_of(record)
+        if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            loops.pop(key, None)
+            return
+        count, first = loops.get(key, (0, request))
+        loops[key] = (count + 1, first)
+        if count + 1 == self.rounds + 1:
+            yield self.report(record, f"{request.method} {fmt_id(target)} was answered input_required "
+                                      f"{count + 1} times in a row", related=[(first, "first attempt")])

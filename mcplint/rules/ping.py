@@ -1,0 +1,125 @@
+"""Ping (PI): the liveness check of the handshake revisions.
+
+Either side may send ``ping`` at any time; "the receiver MUST respond promptly with an empty
+response" (basic/utilities/ping §Behavior Requirements). 2026-07-28 removed ``ping`` (SV004
+reports it there), so these rules cover the handshake revisions only. A ping that is never
+answered at all is reported at the end of the session by HX001/HX005; PI003 reports the pings
+the capture shows to be *late*: given up by their sender, overtaken by a later ping, or
+answered after more than :data:`PING_TIMEOUT` seconds.
+"""
+
+from __future__ import annotations
+
+from mcplint import protocol
+from mcplint.model import Kind, Record, Severity, id_key
+from mcplint.rules._base import REQUESTS, RESPONSES, Rule, fmt_id, params_of, result_of, rule
+from mcplint.rules._feature_helpers import error_code, error_message
+
+_BEHAVIOR = "basic/utilities/ping §Behavior Requirements"
+_PING = frozenset({"ping"})
+
+#: Seconds after which a ping answer no longer counts as prompt (timestamped captures).
+PING_TIMEOUT = 10.0
+#: How many of the sender's requests are searched back for the earlier ping (bounded work).
+_LOOKBACK = 1000
+
+
+@rule
+class PingResponseNotEmpty(Rule):
+    """Checks that a ping is answered with an empty result (only `_meta` allowed), not an error."""
+
+    code, name = "PI001", "ping-response-not-empty"
+    severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    versions = protocol.LEGACY
+    kinds = RESPONSES
+    methods = _PING
+    answers = frozenset({"ok"})
+    hint = 'Answer every ping with {"jsonrpc":"2.0","id":<same id>,"result":{}}, before and after initialization.'
+
+    def check(self, record, session):
+        related = [(record.request, "ping")]
+        if record.kind is Kind.ERROR:
+            code = error_code(record)
+            yield self.report(record, f"Ping was answered with error {fmt_id(code)} "
+                                      f"({error_message(record) or 'no message'}) instead of an empty result",
+                              related=related)
+            return
+        result = result_of(record)
+        extra = sorted(k for k in result if k != "_meta") if isinstance(result, dict) else []
+        if extra:
+            yield self.report(record, f"Ping result is not empty: it carries {', '.join(map(repr, extra[:5]))}",
+                              severity=Severity.WARNING, related=related)
+
+
+@rule
+class PingWithParams(Rule):
+    """Checks for ping requests that carry parameters other than `_meta`."""
+
+    code, name = "PI002", "ping-with-params"
+    severity, level, spec = Severity.INFO, "info", "basic/utilities/ping §Message Format"
+    versions = protocol.LEGACY
+    kinds = REQUESTS
+    methods = _PING
+    hint = 'Send ping without params: {"jsonrpc":"2.0","id":1,"method":"ping"}.'
+
+    def check(self, record, session):
+        extra = sorted(k for k in params_of(record) if k != "_meta")
+        if extra:
+            yield self.report(record, f"Ping carries params {', '.join(map(repr, extra[:5]))}; a ping has no "
+                                      "parameters (only _meta is allowed) and the receiver ignores them")
+
+
+@rule
+class PingUnanswered(Rule):
+    """Checks for pings the receiver did not answer promptly: given up, overtaken or answered late."""
+
+    code, name = "PI003", "ping-unanswered"
+    severity, level, spec = Severity.WARNING, "heuristic", _BEHAVIOR
+    party = "receiver"
+    confidence = "low"
+    versions = protocol.LEGACY
+    kinds = REQUESTS | RESPONSES | frozenset({Kind.NOTIFICATION})
+    methods = frozenset({"ping", "notifications/cancelled"})
+    hint = ("Answer ping immediately, even while other requests are running (do not queue it behind "
+            "slow work); a sender that gets no answer will treat the connection as dead.")
+
+    def check(self, record, session):
+        if record.direction is None:
+            return
+        if record.kind is Kind.NOTIFICATION:
+            entry = session.find_request(record.direction, params_of(record).get("requestId"))
+            if entry is not None and entry.record.method == "ping" and entry.pending and entry.cancel is None:
+                yield self.report(record, f"The {record.direction.sender} gave up on ping "
+                                          f"{fmt_id(entry.record.id)}: the "
+                                          f"{record.direction.other.sender} did not answer it before this "
+                                          "cancellation", related=[(entry.record, "unanswered ping")])
+        elif record.kind is Kind.REQUEST:
+            overdue = self._overtaken(record, session)
+            if overdue is not None:
+                yield self.report(record, f"Ping {fmt_id(overdue.id)} was still unanswered when the "
+                                          f"{record.direction.sender} sent this ping, although the "
+                                          f"{record.direction.other.sender} answered later requests",
+                                  related=[(overdue, "unanswered ping")])
+        elif record.answer in ("ok", "after-cancel") and record.request is not None:
+            start, end = record.request.t, record.t
+            if start is not None and end is not None and end - start > PING_TIMEOUT:
+                yield self.report(record, f"Ping {fmt_id(record.id)} was answered after {end - start:.1f} s "
+                                          f"(more than {PING_TIMEOUT:.0f} s): not promptly",
+                                  party="sender", related=[(record.request, "ping")])
+
+    def _overtaken(self, record: Record, session) -> Record | None:
+        """The sender's earlier ping, still unanswered although the receiver answered a later request."""
+        reported = session.state_for(self).setdefault("reported", set())
+        answered_later = False
+        for count, entry in enumerate(reversed(session.requests[record.direction].values())):
+            if count >= _LOOKBACK:
+                break
+            if entry.record.method == "ping" and entry.pending and entry.cancel is None:
+                key = id_key(entry.record.id)
+                if answered_later and key not in reported:
+                    reported.add(key)
+                    return entry.record
+                return None  # the latest open ping has not been overtaken (yet)
+            if entry.response is not None:
+                answered_later = True
+        return None

@@ -1,0 +1,647 @@
+"""Schema validation (SV): every known message against the official wire types of its revision.
+
+Params of requests and notifications, and results (against the result type of the request they
+answer), are validated with the pydantic surface types of the ``mcp-types`` package
+(``mcp_types.methods``), strictly (no ``"5"`` for a number, no ``1`` for a boolean). The package
+shares the 2025-11-25 shapes among all handshake-era revisions; those shapes only widen the
+older ones (checked against ``shared/spec/*/schema.json``), so an older message never fails for
+a field that only exists later. Narrowings of older revisions (a content block type that a
+revision does not know yet, ...) are judged by their own rules.
+
+The package lacks ``tasks/*`` (2025-11-25): those methods, and task-augmented results, are left
+to the task rules. Validation errors that a more specific rule already reports are not repeated:
+see :data:`OWNED` (each entry names the rules that own a path; it only applies while one of
+them is registered).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mcplint import protocol
+from mcplint.model import Direction, Kind, Severity
+from mcplint.rules._base import (
+    NOTIFICATIONS, REGISTRY, REQUESTS, Rule, error_of, fmt_id, result_of, rule,
+)
+
+_SCHEMA = "basic §Messages"
+#: findings per message and rule, beyond which one summary line stands for the rest
+MAX_ISSUES = 8
+
+
+# -- JSON paths -----------------------------------------------------------------------------
+_IDENT = re.compile(r"^[A-Za-z_$][\w$]*$")
+
+
+def fmt_path(path: tuple) -> str:
+    """``("result", "content", 0, "text")`` -> ``result.content[0].text``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{fmt_id(part)}]"
+    return out or "(root)"
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a value with its article: "an array", "a string", "null"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), type(value).__name__)
+
+
+# -- the official wire types (mcp_types, imported on first use: ~0.4 s) ----------------------
+class _Surface:
+    """Per ``(kind, method, revision)`` a pydantic TypeAdapter, built once."""
+
+    def __init__(self) -> None:
+        from mcp_types import methods
+        from pydantic import BaseModel, TypeAdapter, ValidationError
+
+        import mcp_types._v2025_11_25 as v2025  # only to name union arms in messages
+        import mcp_types._v2026_07_28 as v2026
+
+        self.TypeAdapter = TypeAdapter
+        self.ValidationError = ValidationError
+        self.maps = {
+            "request": {**methods.SERVER_REQUESTS, **methods.CLIENT_REQUESTS},
+            "notification": {**methods.SERVER_NOTIFICATIONS, **methods.CLIENT_NOTIFICATIONS},
+            "result": {**methods.CLIENT_RESULTS, **methods.SERVER_RESULTS},
+        }
+        self.model_names = frozenset(
+            name for module in (v2025, v2026) for name, value in vars(module).items()
+            if isinstance(value, type) and issubclass(value, BaseModel))
+        self.adapters: dict[tuple, tuple | None] = {}
+
+    def adapter(self, kind: str, method: str, revision: str) -> tuple | None:
+        """``(adapter, params_required)`` for the method in ``revision``; None when undefined."""
+        key = (kind, method, revision)
+        if key in self.adapters:
+            return self.adapters[key]
+        target = self.maps[kind].get((method, revision))
+        entry = None
+        if target is not None:
+            if kind == "result":
+                entry = (self.TypeAdapter(target), True)
+            else:  # surface types are whole frames: validate their params member only
+                field = target.model_fields["params"]
+                entry = (self.TypeAdapter(field.annotation), field.is_required())
+        self.adapters[key] = entry
+        return entry
+
+    def has(self, kind: str, method: str, revision: str) -> bool:
+        return (method, revision) in self.maps[kind]
+
+
+_surface: _Surface | None = None
+
+
+def surface() -> _Surface:
+    global _surface
+    if _surface is None:
+        _surface = _Surface()
+    return _surface
+
+
+def shape_revision(record, session) -> str | None:
+    """The revision whose shapes apply: the record's, else its era's newest."""
+    if record.revision is not None:
+        return record.revision
+    return protocol.V2026_07_28 if session.modern else protocol.LATEST_LEGACY
+
+
+# -- pydantic errors -> plain findings ---------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One validation problem: where (a path into the message) and what, in plain words."""
+
+    path: tuple
+    text: str
+    kind: str = ""  # the pydantic error type ("missing", "string_type", ...), "" for unions
+
+
+_EXPECTED = {
+    "string_type": "a string", "int_type": "an integer", "float_type": "a number",
+    "bool_type": "a boolean", "dict_type": "an object", "model_type": "an object",
+    "model_attributes_type": "an object", "list_type": "an array", "none_required": "null",
+    "int_from_float": "an integer",
+}
+_BUILTIN_TAG = re.compile(r"^(str|int|float|bool|none|dict\[.*\]|list\[.*\]|literal\[.*\]|"
+                          r"function-\w+\[.*\]|nullable\[.*\]|tagged-union\[.*\]|json-or-python\[.*\])$")
+_TAG_WORDS = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+              "none": "null"}
+
+
+def _is_tag(part: Any, names: frozenset[str]) -> bool:
+    return isinstance(part, str) and (part in names or bool(_BUILTIN_TAG.match(part)))
+
+
+def _tag_words(tag: str) -> str:
+    if tag in _TAG_WORDS:
+        return _TAG_WORDS[tag]
+    if tag.startswith("dict["):
+        return "an object"
+    if tag.startswith("list["):
+        return "an array"
+    return f"a {tag} object"
+
+
+def _issue(loc: tuple, err: dict) -> Issue | None:
+    kind, value, ctx = err["type"], err.get("input"), err.get("ctx") or {}
+    where = fmt_path(loc)
+    if kind == "int_type" and isinstance(value, float) and value.is_integer():
+        return None  # 1.0 is an integer in JSON Schema
+    if kind == "missing":
+        text = f"{where} is required but missing"
+    elif kind in _EXPECTED:
+        text = f"{where} must be {_EXPECTED[kind]}, not {json_type(value)}"
+    elif kind == "literal_error":
+        text = f"{where} is {fmt_id(value)}; expected {ctx.get('expected')}"
+    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=",
+                 "less_than": "<"}[kind]
+        limit = next(iter(ctx.values()), "?")
+        text = f"{where} is {fmt_id(value)}; it must be {bound} {limit}"
+    elif kind == "too_long":
+        text = f"{where} has {ctx.get('actual_length')} items; at most {ctx.get('max_length')} are allowed"
+    else:
+        text = f"{where}: {err.get('msg')}"
+    return Issue(loc, text, kind)
+
+
+def collapse(errors: list[dict], base: tuple = ()) -> list[Issue]:
+    """Turn pydantic errors into issues, resolving union arms to the one the value meant.
+
+    For a union (content blocks, string-or-integer ids, form-or-URL elicitation) pydantic reports
+    every arm's errors; an arm whose discriminator (a literal field) or whose value type does not
+    match is out, and the remaining arm with the fewest errors is the one reported. When no arm
+    fits, one issue names what was expected.
+    """
+    names = surface().model_names
+    return _collapse([(base + tuple(e["loc"]), e) for e in errors], len(base), names)
+
+
+def _collapse(errors: list[tuple[tuple, dict]], start: int, names: frozenset[str]) -> list[Issue]:
+    out: list[Issue] = []
+    sites: dict[tuple, dict[str, list]] = {}
+    for loc, err in errors:
+        at = next((i for i in range(start, len(loc)) if _is_tag(loc[i], names)), None)
+        if at is None:
+            issue = _issue(loc, err)
+            if issue is not None:
+                out.append(issue)
+        else:
+            sites.setdefault(loc[:at], {}).setdefault(loc[at], []).append((loc, err))
+    for prefix, arms in sites.items():
+        out.extend(_union(prefix, arms, names))
+    return out
+
+
+def _union(prefix: tuple, arms: dict[str, list], names: frozenset[str]) -> list[Issue]:
+    depth = len(prefix)
+    fitting = []
+    for tag, errs in arms.items():
+        wrong_value = any(len(loc) == depth + 1 for loc, _ in errs)
+        wrong_kind = any(e["type"] == "literal_error" and len(loc) == depth + 2 for loc, e in errs)
+        if not (wrong_value or wrong_kind):
+            fitting.append((len(errs), tag))
+    if fitting:
+        _, tag = min(fitting, key=lambda item: item[0])  # min() keeps the leftmost on ties
+        stripped = [(loc[:depth] + loc[depth + 1:], err) for loc, err in arms[tag]]
+        return _collapse(stripped, depth, names)
+    # no arm fits: name the discriminator values if the arms share one, else the arm types
+    literals: dict[str, list[str]] = {}
+    value = None
+    for errs in arms.values():
+        for loc, err in errs:
+            if err["type"] == "literal_error" and len(loc) == depth + 2:
+                literals.setdefault(loc[-1], []).append(str((err.get("ctx") or {}).get("expected")))
+                value = err.get("input")
+    key = next((k for k, v in literals.items() if len(v) == len(arms)), None)
+    if key is not None:
+        options = ", ".join(dict.fromkeys(literals[key]))
+        return [Issue(prefix + (key,), f"{fmt_path(prefix + (key,))} is {fmt_id(value)}; "
+                                       f"expected one of {options}", "union")]
+    sample = next(iter(arms.values()))[0]
+    got = sample[1].get("input") if len(sample[0]) == depth + 1 else ...
+    words = " or ".join(dict.fromkeys(_tag_words(tag) for tag in arms))
+    tail = f", not {json_type(got)}" if got is not ... else " (no alternative fits)"
+    return [Issue(prefix, f"{fmt_path(prefix)} must be {words}{tail}", "union")]
+
+
+def validate(adapter, value: Any, base: tuple) -> list[Issue]:
+    """Validate ``value`` strictly; the issues found, paths starting with ``base``."""
+    try:
+        adapter.validate_python(value, strict=True, by_name=False)
+    except surface().ValidationError as exc:
+        return collapse(exc.errors(include_url=False), base)
+    return []
+
+
+# -- paths other rules own ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Owned:
+    """Issues at ``path`` (``*`` = any one step, leading ``**`` = any steps) of ``kind`` messages
+    of ``methods`` (None = any) are reported by ``owners`` instead. ``match``: "prefix" (the path
+    and below), "exact", "missing"/"present" (exact path, only missing / only other errors)."""
+
+    kind: str
+    methods: frozenset[str] | None
+    path: tuple
+    owners: tuple[str, ...]
+    match: str = "prefix"
+    era: str | None = None  # "modern"/"legacy": only in that era
+
+
+def _o(kind, methods, path, owners, match="prefix", era=None) -> Owned:
+    methods = None if methods is None else frozenset([methods] if isinstance(methods, str) else methods)
+    return Owned(kind, methods, tuple(path), tuple(owners.split()), match, era)
+
+
+_LISTS = ("tools/list", "prompts/list", "resources/list", "resources/templates/list")
+_PV, _CC = protocol.PROTOCOL_VERSION_META, protocol.CLIENT_CAPABILITIES_META
+
+OWNED: tuple[Owned, ...] = (
+    # requests
+    _o("request", "initialize", (), "LC003"),
+    _o("request", None, ("params",), "MD001", "missing", "modern"),
+    _o("request", None, ("params", "_meta"), "MT001 MD001", "exact"),
+    _o("request", None, ("params", "_meta", "progressToken"), "PR001", "present"),
+    _o("request", None, ("params", "_meta", _PV), "MD001"),
+    _o("request", None, ("params", "_meta", _CC), "CAP006 MD001"),
+    _o("request", None, ("params", "_meta", "io.modelcontextprotocol/clientInfo"), "MD011"),
+    _o("request", None, ("params", "_meta", "io.modelcontextprotocol/logLevel"), "LG002 LG008"),
+    _o("request", None, ("params", "inputResponses"), "MR007"),
+    _o("request", ("resources/read", "resources/subscribe", "resources/unsubscribe"), ("params", "uri"),
+       "RS006", "present"),
+    _o("request", "logging/setLevel", ("params", "level"), "LG002"),
+    _o("request", "prompts/get", ("params", "arguments"), "PM003"),
+    _o("request", "completion/complete", ("params", "ref"), "CP002"),
+    _o("request", "completion/complete", ("params", "argument"), "CP002"),
+    _o("request", "completion/complete", ("params", "context"), "CP002"),
+    _o("request", "sampling/createMessage", ("params", "messages"), "SM001"),
+    _o("request", "sampling/createMessage", ("params", "maxTokens"), "SM001"),
+    _o("request", "sampling/createMessage", ("params", "modelPreferences"), "SM011"),
+    _o("request", "elicitation/create", ("params", "mode"), "EL001", "present"),
+    _o("request", "elicitation/create", ("params", "message"), "EL003 EL004"),
+    _o("request", "elicitation/create", ("params", "requestedSchema"), "EL003"),
+    _o("request", "elicitation/create", ("params", "url"), "EL004"),
+    _o("request", "elicitation/create", ("params", "elicitationId"), "EL004"),
+    # notifications
+    _o("notification", None, ("params", "_meta"), "MT001", "exact"),
+    _o("notification", "notifications/cancelled", ("params", "requestId"), "CN005", "missing"),
+    _o("notification", "notifications/cancelled", ("params", "requestId"), "CN001", "present"),
+    _o("notification", "notifications/progress", ("params", "progressToken"), "PR001", "present"),
+    _o("notification", "notifications/progress", ("params", "message"), "PR008"),
+    _o("notification", "notifications/message", ("params", "level"), "LG002"),
+    _o("notification", "notifications/resources/updated", ("params", "uri"), "RS006", "present"),
+    _o("notification", "notifications/message", ("params", "data"), "LG005", "missing"),
+    # results
+    _o("result", "initialize", (), "LC004"),
+    _o("result", "server/discover", (), "MD009"),
+    _o("result", "subscriptions/listen", (), "SB007"),
+    _o("result", None, ("result", "_meta"), "MT001", "exact"),
+    _o("result", None, ("result", "resultType"), "MD003 MD004", era="modern"),
+    _o("result", None, ("result", "ttlMs"), "CA001 CA002", era="modern"),
+    _o("result", None, ("result", "cacheScope"), "CA001 CA003", era="modern"),
+    _o("result", None, ("result", "inputRequests"), "MR003", era="modern"),
+    _o("result", None, ("**", "annotations", "priority"), "RS007"),
+    _o("result", None, ("**", "annotations", "audience"), "RS007"),
+    _o("result", None, ("**", "annotations", "lastModified"), "RS007"),
+    _o("result", _LISTS, ("result", "nextCursor"), "PA002"),
+    _o("result", "resources/list", ("result", "resources", "*", "uri"), "RS006", "present"),
+    _o("result", "resources/templates/list", ("result", "resourceTemplates", "*", "uriTemplate"), "RS006",
+       "present"),
+    _o("result", "tools/list", ("result", "tools", "*"), "TL001", "exact"),
+    _o("result", "tools/list", ("result", "tools", "*", "name"), "TL001"),
+    _o("result", "tools/list", ("result", "tools", "*", "inputSchema"), "TL001 TL002"),
+    _o("result", "tools/list", ("result", "tools", "*", "outputSchema"), "TL003 TL002"),
+    _o("result", "tools/call", ("result", "content"), "TL014", "exact"),
+    _o("result", "tools/call", ("result", "content", "*"), "TL014", "exact"),
+    _o("result", "tools/call", ("result", "content", "*", "type"), "TL014"),
+    _o("result", "tools/call", ("result", "content", "*", "mimeType"), "TL015", "missing"),
+    _o("result", "tools/call", ("result", "structuredContent"), "TL012"),
+    _o("result", "resources/read", ("result", "contents"), "RS003"),
+    _o("result", "prompts/get", ("result", "messages"), "PM004"),
+    _o("result", "roots/list", ("result", "roots", "*"), "RT001"),
+    _o("result", "completion/complete", ("result", "completion", "values"), "CP001", "present"),
+    _o("result", "sampling/createMessage", ("result",), "SM008"),
+    _o("result", "elicitation/create", ("result", "action"), "EL005"),
+    _o("result", "elicitation/create", ("result", "content"), "EL006"),
+)
+
+
+def _path_matches(pattern: tuple, path: tuple, match: str) -> bool:
+    if pattern[:1] == ("**",):
+        tail = pattern[1:]
+        return any(_path_matches(tail, path[i:], match) for i in range(len(path) - len(tail) + 1))
+    if len(path) < len(pattern) or (match != "prefix" and len(path) != len(pattern)):
+        return False
+    return all(p == "*" or p == q for p, q in zip(pattern, path))
+
+
+_active: list[Owned] | None = None
+_whole: frozenset[tuple[str, str]] = frozenset()
+
+
+def _owned_entries() -> list[Owned]:
+    """The OWNED entries whose owner rules are registered (evaluated once, after loading)."""
+    global _active, _whole
+    if _active is None:
+        _active = [o for o in OWNED if any(code in REGISTRY for code in o.owners)]
+        _whole = frozenset((o.kind, m) for o in _active if o.path == () and o.methods for m in o.methods)
+    return _active
+
+
+def owned(kind: str, method: str, issue: Issue, modern: bool) -> bool:
+    """Whether a more specific rule reports ``issue`` (see :data:`OWNED`)."""
+    for entry in _owned_entries():
+        if entry.kind != kind or (entry.methods is not None and method not in entry.methods):
+            continue
+        if entry.era is not None and (entry.era == "modern") != modern:
+            continue
+        if entry.match == "missing" and issue.kind != "missing":
+            continue
+        if entry.match == "present" and issue.kind == "missing":
+            continue
+        if _path_matches(entry.path, issue.path, entry.match):
+            return True
+    return False
+
+
+def whole_method_owned(kind: str, method: str) -> bool:
+    """Whether another rule judges every part of this method's params/result (initialize...)."""
+    if _active is None:
+        _owned_entries()
+    return (kind, method) in _whole
+
+
+# -- the rules ------------------------------------------------------------------------------
+class SchemaRule(Rule):
+    """Shared reporting of SV001-SV003: one finding per issue, capped per message."""
+
+    severity, level = Severity.ERROR, "SCHEMA"
+    surface_kind: str
+
+    def issues_of(self, record, session) -> tuple[str, list[Issue]] | None:
+        raise NotImplementedError
+
+    def check(self, record, session):
+        found = self.issues_of(record, session)
+        if not found:
+            return
+        method, issues = found
+        issues = [i for i in issues if not owned(self.surface_kind, method, i, session.modern)]
+        for issue in issues[:MAX_ISSUES]:
+            yield self.report(record, self.describe(method, issue.text), related=self.related(record))
+        if len(issues) > MAX_ISSUES:
+            yield self.report(record, f"{len(issues) - MAX_ISSUES} more schema problems in this "
+                                      f"{self.surface_kind} of {method!r}")
+
+    def describe(self, method: str, text: str) -> str:
+        return f"{method}: {text}"
+
+    def related(self, record):
+        return ()
+
+
+def _params_issues(record, session, kind: str) -> tuple[str, list[Issue]] | None:
+    method = record.method
+    if method is None or "params" in record.msg and not isinstance(record.params, dict):
+        return None  # a non-object params is JR007
+    if whole_method_owned(kind, method):
+        return None
+    entry = surface().adapter(kind, method, shape_revision(record, session))
+    if entry is None:
+        return None  # custom method, tasks/*, or a method the revision lacks (SV004)
+    adapter, required = entry
+    if "params" not in record.msg:
+        return (method, [Issue(("params",), "params is required but missing", "missing")]) \
+            if required else None
+    return method, validate(adapter, record.params, ("params",))
+
+
+@rule
+class RequestParamsSchema(SchemaRule):
+    """Checks request params against the method's definition in the revision in effect."""
+
+    code, name = "SV001", "request-params-schema"
+    spec = _SCHEMA
+    kinds = REQUESTS
+    surface_kind = "request"
+    hint = "Send the params the method's definition requires, with the types it names."
+
+    def issues_of(self, record, session):
+        return _params_issues(record, session, "request")
+
+
+@rule
+class NotificationParamsSchema(SchemaRule):
+    """Checks notification params against the notification's definition in the revision in effect."""
+
+    code, name = "SV002", "notification-params-schema"
+    spec = _SCHEMA
+    kinds = NOTIFICATIONS
+    surface_kind = "notification"
+    hint = "Send the params the notification's definition requires, with the types it names."
+
+    def issues_of(self, record, session):
+        return _params_issues(record, session, "notification")
+
+
+def is_task_result(result: dict, request, revision: str | None) -> bool:
+    """A CreateTaskResult of 2025-11-25 (judged by the task rules), not the method's result."""
+    return revision == protocol.V2025_11_25 and isinstance(result.get("task"), dict)
+
+
+@rule
+class ResultSchema(SchemaRule):
+    """Checks results against the result type of the request they answer."""
+
+    code, name = "SV003", "result-schema"
+    spec = _SCHEMA
+    kinds = frozenset({Kind.RESULT})
+    surface_kind = "result"
+    hint = "Return the result the request's method defines (see the schema of the revision in effect)."
+
+    def issues_of(self, record, session):
+        request = record.request
+        result = result_of(record)
+        if request is None or request.method is None or not isinstance(result, dict):
+            return None  # unmatched responses: JR011; a non-object result: JR015
+        method = request.method
+        if whole_method_owned("result", method):
+            return None
+        revision = shape_revision(record, session)
+        if is_task_result(result, request, revision):
+            return None
+        if session.modern and result.get("resultType") not in ("complete", "input_required"):
+            return None  # missing or extension result types: MD003/MD004
+        entry = surface().adapter("result", method, revision)
+        if entry is None:
+            return None
+        return method, validate(entry[0], result, ("result",))
+
+    def describe(self, method, text):
+        return f"Result of {method}: {text}"
+
+    def related(self, record):
+        return [(record.request, "request")]
+
+
+_CUSTOM_LIMIT = 64
+
+
+@rule
+class MethodFromOtherVersion(Rule):
+    """Checks for MCP methods that do not exist in the protocol revision in effect."""
+
+    code, name = "SV004", "method-from-other-version"
+    severity, level, spec = Severity.ERROR, "MUST", "basic/lifecycle §Operation"
+    kinds = REQUESTS | NOTIFICATIONS
+    hint = "Use only the methods of the negotiated protocol revision (or negotiate a newer one)."
+
+    def check(self, record, session):
+        method = record.method
+        spec = protocol.METHODS.get(method)
+        if spec is None:
+            yield from self._custom(record, session, method)
+            return
+        revision = record.revision
+        if revision is None or revision in spec.versions:
+            return
+        if session.modern and record.kind is Kind.REQUEST and record.direction is Direction.S2C \
+                and "MD005" in REGISTRY:
+            return  # a server-initiated request in 2026-07-28: MD005
+        known = ", ".join(v for v in protocol.VERSIONS if v in spec.versions)
+        what = "notification" if spec.notification else "method"
+        must = protocol.at_least(revision, protocol.V2025_06_18)
+        yield self.report(record, f"{what.capitalize()} {method!r} does not exist in protocol revision "
+                                  f"{revision} (it is defined in {known})",
+                          severity=Severity.ERROR if must else Severity.WARNING,
+                          level="MUST" if must else "SHOULD")
+
+    def _custom(self, record, session, method):
+        if not isinstance(method, str) or method.startswith("rpc."):
+            return  # reserved names: JR021
+        seen = session.state_for(self).setdefault("custom", set())
+        if method in seen or len(seen) >= _CUSTOM_LIMIT:
+            return
+        seen.add(method)
+        yield self.report(record, f"{method!r} is not an MCP method; custom methods are allowed, "
+                                  "but a peer that does not implement it will refuse it",
+                          severity=Severity.INFO, level="info",
+                          hint="Nothing to fix if both peers implement this extension; "
+                               "otherwise expect -32601 (Method not found).")
+
+
+# -- SV005: typed error data ------------------------------------------------------------------
+def _url_elicitations_problems(data: dict) -> list[str]:
+    items = data.get("elicitations")
+    if "elicitations" not in data:
+        return ["error.data.elicitations is required but missing"]
+    if not isinstance(items, list):
+        return [f"error.data.elicitations must be an array, not {json_type(items)}"]
+    problems = []
+    for i, item in enumerate(items):
+        where = f"error.data.elicitations[{i}]"
+        if not isinstance(item, dict):
+            problems.append(f"{where} must be an object, not {json_type(item)}")
+            continue
+        if item.get("mode") != "url":
+            problems.append(f"{where}.mode is {fmt_id(item.get('mode'))}; expected 'url'")
+        for key in ("message", "url", "elicitationId"):
+            if not isinstance(item.get(key), str):
+                state = "missing" if key not in item else f"{json_type(item[key])}, not a string"
+                problems.append(f"{where}.{key} is {state}")
+    return problems
+
+
+def _unsupported_version_problems(data: dict) -> list[str]:
+    problems = []
+    supported = data.get("supported")
+    if "supported" not in data:
+        problems.append("error.data.supported is required but missing")
+    elif not isinstance(supported, list) or not all(isinstance(v, str) for v in supported):
+        problems.append("error.data.supported must be an array of version strings")
+    if "requested" not in data:
+        problems.append("error.data.requested is required but missing")
+    elif not isinstance(data["requested"], str):
+        problems.append(f"error.data.requested must be a string, not {json_type(data['requested'])}")
+    return problems
+
+
+def _missing_capability_problems(data: dict) -> list[str]:
+    if "requiredCapabilities" not in data:
+        return ["error.data.requiredCapabilities is required but missing"]
+    if not isinstance(data["requiredCapabilities"], dict):
+        return [f"error.data.requiredCapabilities must be an object, not "
+                f"{json_type(data['requiredCapabilities'])}"]
+    return []
+
+
+@dataclass(frozen=True)
+class TypedError:
+    name: str
+    versions: frozenset[str]
+    check: Any
+    shape: str
+    spec: str
+    owners: tuple[str, ...] = ()  # a more specific rule that reports this code's data
+
+
+TYPED_ERRORS: dict[int, TypedError] = {
+    -32042: TypedError("URLElicitationRequiredError", frozenset({protocol.V2025_11_25}),
+                       _url_elicitations_problems,
+                       '{"elicitations": [{"mode": "url", "message": ..., "url": ..., "elicitationId": ...}]}',
+                       "client/elicitation §URL Elicitation Required Error", ("EL008",)),
+    -32022: TypedError("UnsupportedProtocolVersionError", protocol.MODERN, _unsupported_version_problems,
+                       '{"supported": ["2026-07-28", ...], "requested": "<version>"}',
+                       "basic/versioning §Protocol Version Negotiation"),
+    -32021: TypedError("MissingRequiredClientCapabilityError", protocol.MODERN,
+                       _missing_capability_problems, '{"requiredCapabilities": {...}}',
+                       "basic §Error Codes"),
+}
+
+
+@rule
+class TypedErrorData(Rule):
+    """Checks that errors with a typed MCP error code carry the ``data`` their type requires."""
+
+    code, name = "SV005", "typed-error-data"
+    severity, level, spec = Severity.ERROR, "SCHEMA", "basic §Error Codes"
+    kinds = frozenset({Kind.ERROR})
+    versions = frozenset({protocol.V2025_11_25}) | protocol.MODERN
+    hint = "Send the error's data member in the shape its error type defines."
+
+    def check(self, record, session):
+        error = error_of(record)
+        code = error.get("code") if isinstance(error, dict) else None
+        typed = TYPED_ERRORS.get(code) if type(code) is int else None
+        if typed is None or record.revision not in typed.versions:
+            return
+        if any(owner in REGISTRY for owner in typed.owners):
+            return
+        data = error.get("data")
+        if data is None:
+            problems = ["error.data is required but missing" if "data" not in error
+                        else "error.data is null"]
+        elif not isinstance(data, dict):
+            problems = [f"error.data must be an object, not {json_type(data)}"]
+        else:
+            problems = typed.check(data)
+        if problems:
+            yield self.report(record, f"{typed.name} ({code}): " + "; ".join(problems),
+                              spec=typed.spec, hint=f"Send error.data = {typed.shape}.",
+                              related=[(record.request, "request")] if record.request else ())

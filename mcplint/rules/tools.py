@@ -1,0 +1,842 @@
+"""Tools (TL): tool definitions, arguments, structured output and content blocks.
+
+What a tool accepts and returns is known from the server's ``tools/list`` results, which the
+analyzer keeps in ``session.tools`` (``tools``: name -> definition; ``current``: complete and no
+``list_changed`` since). JSON Schema checks use the ``jsonschema`` package (imported on first
+use) with one compiled validator per schema object; the dialect is the schema's ``$schema`` or
+the revision's default (2020-12 from 2025-11-25; draft-07, warning only, before). The error
+channel rules (TL006, TL007, TL019) live in ``errors.py``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from typing import Any
+
+import orjson
+
+from mcplint import protocol
+from mcplint.model import Direction, Kind, Severity
+from mcplint.rules._base import Rule, fmt_id, params_of, result_of, rule
+from mcplint.rules.schema import fmt_path, is_task_result, json_type
+
+_TOOLS = "server/tools §Data Types"
+_NAMES = "server/tools §Tool Names"
+_OUTPUT = "server/tools §Output Schema"
+_STRUCTURED = "server/tools §Structured Content"
+_LIST = frozenset({"tools/list"})
+_CALL = frozenset({"tools/call"})
+_RESULTS = frozenset({Kind.RESULT})
+_ANSWERED = frozenset({"ok", "after-cancel"})
+_V0618 = protocol.V2025_06_18
+_V1125 = protocol.V2025_11_25
+_STRUCTURED_VERSIONS = protocol.since(_V0618)
+MAX_ERRORS = 3  # schema errors quoted per finding
+
+
+# -- tool catalog helpers ----------------------------------------------------------------------
+def listed_tools(record) -> list | None:
+    """The ``tools`` array of a tools/list result sent by the server, else None."""
+    if record.direction is Direction.C2S:
+        return None
+    result = result_of(record)
+    tools = result.get("tools") if isinstance(result, dict) else None
+    return tools if isinstance(tools, list) else None
+
+
+def tool_label(tool: Any, index: int) -> str:
+    name = tool.get("name") if isinstance(tool, dict) else None
+    return f"tools[{index}] ({name!r})" if isinstance(name, str) else f"tools[{index}]"
+
+
+def called_tool(session, request) -> tuple[str | None, dict | None]:
+    """``(name, definition)`` of the tool a tools/call request names, from the last listing."""
+    name = params_of(request).get("name") if request is not None else None
+    if not isinstance(name, str):
+        return None, None
+    tool = session.tools.tools.get(name)
+    return name, tool if isinstance(tool, dict) else None
+
+
+def catalog_confidence(session) -> str | None:
+    """None (the rule's own) while the listing is current, "low" once it may be outdated."""
+    return None if session.tools.current else "low"
+
+
+def call_result(record) -> dict | None:
+    """The CallToolResult of a server's answer to tools/call (not a task, not input_required)."""
+    if record.direction is Direction.C2S:
+        return None
+    result = result_of(record)
+    if not isinstance(result, dict) or is_task_result(result, record.request, record.revision):
+        return None
+    if result.get("resultType", "complete") != "complete":
+        return None  # 2026-07-28 input_required (MRTR) or extension result types
+    return result
+
+
+# -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
+_js: dict[str, Any] = {}
+_CACHE: dict[tuple, tuple] = {}
+_CACHE_LIMIT = 4096
+
+
+def _jsonschema() -> dict[str, Any]:
+    if not _js:
+        from jsonschema import Draft7Validator, Draft202012Validator, validators
+
+        _js.update(validator_for=validators.validator_for, draft7=Draft7Validator,
+                   draft2020=Draft202012Validator, meta={})
+    return _js
+
+
+def default_dialect(revision: str | None) -> str:
+    """The dialect of a schema without ``$schema``: 2020-12 from 2025-11-25, draft-07 before."""
+    return "draft2020" if revision is None or protocol.at_least(revision, _V1125) else "draft7"
+
+
+def _cached(kind: str, schema: dict, revision: str | None, build):
+    """Memoize ``build()`` per schema object (pinned, so its id stays unique) and dialect."""
+    key = (kind, id(schema), default_dialect(revision))
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    value = build()
+    _CACHE[key] = (schema, value)
+    return value
+
+
+def _validator_class(schema: dict, revision: str | None):
+    js = _jsonschema()
+    default = js[default_dialect(revision)]
+    if not isinstance(schema.get("$schema", ""), str):
+        return default  # the meta-schema reports the bad $schema
+    return js["validator_for"](schema, default=default)
+
+
+def meta_errors(schema: dict, revision: str | None) -> list[tuple[tuple, str]]:
+    """``(path, message)`` of what makes ``schema`` invalid against its dialect's meta-schema."""
+    def build():
+        cls = _validator_class(schema, revision)
+        meta = _jsonschema()["meta"]
+        checker = meta.get(cls)
+        if checker is None:
+            checker = meta[cls] = cls(cls.META_SCHEMA)
+        try:
+            return [(tuple(e.absolute_path), e.message) for e in checker.iter_errors(schema)]
+        except Exception:  # noqa: BLE001 - a meta-schema that cannot be evaluated: no verdict
+            return []
+    return _cached("meta", schema, revision, build)
+
+
+_VERDICTS: dict[tuple, tuple] = {}
+
+
+def instance_errors(schema: dict, instance: Any, revision: str | None) -> list[tuple[tuple, str]] | None:
+    """``(path, message)`` of ``instance`` against ``schema``; None when the schema is unusable.
+
+    Verdicts are memoized per schema object and serialized instance: clients repeat calls.
+    """
+    if meta_errors(schema, revision):
+        return None  # an invalid schema (TL002) says nothing about the instance
+    def build():
+        try:
+            return _validator_class(schema, revision)(schema)
+        except Exception:  # noqa: BLE001 - a schema jsonschema cannot load: no verdict
+            return None
+    validator = _cached("validator", schema, revision, build)
+    if validator is None:
+        return None
+    try:
+        key = (id(validator), orjson.dumps(instance, option=orjson.OPT_SORT_KEYS))
+    except TypeError:
+        key = None
+    hit = _VERDICTS.get(key) if key is not None else None
+    if hit is not None and hit[0] is validator:
+        return hit[1]
+    try:
+        errors: list | None = []
+        for error in validator.iter_errors(instance):
+            errors.append((tuple(error.absolute_path), error.message))
+            if len(errors) >= MAX_ERRORS + 1:
+                break
+    except Exception:  # noqa: BLE001 - unresolvable $ref, unknown type name: no verdict
+        errors = None
+    if key is not None:
+        if len(_VERDICTS) >= _CACHE_LIMIT:
+            _VERDICTS.clear()
+        _VERDICTS[key] = (validator, errors)
+    return errors
+
+
+def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
+    shown = [f"{fmt_path(base + path)}: {message}" for path, message in errors[:MAX_ERRORS]]
+    more = f" (and {len(errors) - MAX_ERRORS} more)" if len(errors) > MAX_ERRORS else ""
+    return "; ".join(shown) + more
+
+
+def argument_errors(session, request, revision) -> tuple[str | None, list | None]:
+    """``(tool name, errors)`` of a tools/call's arguments against the listed inputSchema.
+
+    errors is None when nothing can be judged (tool not listed, no usable schema, arguments
+    not an object: SV001).
+    """
+    name, tool = called_tool(session, request)
+    schema = tool.get("inputSchema") if tool is not None else None
+    params = params_of(request)
+    arguments = params.get("arguments", {})
+    if not isinstance(schema, dict) or not isinstance(arguments, dict):
+        return name, None
+    return name, instance_errors(schema, arguments, revision)
+
+
+# -- TL001-TL005: definitions in tools/list ---------------------------------------------------
+def definition_problems(tool: Any) -> list[str]:
+    """What makes one tools/list entry malformed (the MCP ``Tool`` type, TL001)."""
+    if not isinstance(tool, dict):
+        return [f"the entry is {json_type(tool)}, not an object"]
+    problems = []
+    if "name" not in tool:
+        problems.append("name is missing")
+    elif not isinstance(tool["name"], str):
+        problems.append(f"name is {json_type(tool['name'])}, not a string")
+    if "inputSchema" not in tool:
+        problems.append("inputSchema is missing")
+        return problems
+    schema = tool["inputSchema"]
+    if not isinstance(schema, dict):
+        problems.append(f"inputSchema is {json_type(schema)}, not a JSON Schema object")
+        return problems
+    if schema.get("type") != "object":
+        shown = "missing" if "type" not in schema else fmt_id(schema["type"])
+        problems.append(f'inputSchema.type is {shown}; it must be "object"')
+    if "properties" in schema and not isinstance(schema["properties"], dict):
+        problems.append(f"inputSchema.properties is {json_type(schema['properties'])}, not an object")
+    required = schema.get("required")
+    if "required" in schema and not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
+        problems.append("inputSchema.required is not an array of strings")
+    return problems
+
+
+@rule
+class ToolDefinitionShape(Rule):
+    """Checks that every listed tool has a string ``name`` and an object ``inputSchema`` of type object."""
+
+    code, name = "TL001", "tool-definition-shape"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _TOOLS
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    hint = 'Give every tool a "name" and an "inputSchema" like {"type": "object", "properties": {...}}.'
+
+    def check(self, record, session):
+        for index, tool in enumerate(listed_tools(record) or ()):
+            problems = definition_problems(tool)
+            if problems:
+                yield self.report(record, f"Malformed tool definition {tool_label(tool, index)}: "
+                                          + "; ".join(problems))
+
+
+#: meta-schema errors at these paths are TL001's (root not an object / type / properties / required)
+_SHAPE_PATHS = frozenset({(), ("type",), ("properties",), ("required",)})
+
+
+@rule
+class SchemaNotValidJsonSchema(Rule):
+    """Checks that tool input and output schemas are valid JSON Schema in their dialect."""
+
+    code, name = "TL002", "schema-not-valid-json-schema"
+    severity, level, spec = Severity.ERROR, "MUST", "basic §JSON Schema Usage"
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    hint = "Fix the schema so that it validates against its dialect's meta-schema (default 2020-12)."
+
+    def check(self, record, session):
+        revision = record.revision
+        strict = revision is None or protocol.at_least(revision, _V1125)
+        for index, tool in enumerate(listed_tools(record) or ()):
+            if not isinstance(tool, dict):
+                continue
+            for key in ("inputSchema", "outputSchema"):
+                schema = tool.get(key)
+                if not isinstance(schema, dict):
+                    continue  # TL001 / TL003
+                errors = [(p, m) for p, m in meta_errors(schema, revision) if p not in _SHAPE_PATHS]
+                if not errors:
+                    continue
+                declared = schema.get("$schema")
+                dialect = declared if isinstance(declared, str) and declared else \
+                    "JSON Schema 2020-12" if strict else "draft-07"
+                yield self.report(
+                    record, f"{tool_label(tool, index)}: {key} is not valid {dialect}: "
+                            + quote_errors(errors, (key,)),
+                    severity=None if strict else Severity.WARNING, level=None if strict else "derived")
+
+
+@rule
+class OutputSchemaRoot(Rule):
+    """Checks that a tool's ``outputSchema`` is an object schema where the revision requires it."""
+
+    code, name = "TL003", "output-schema-root"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _OUTPUT
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    hint = 'Describe structured output with {"type": "object", "properties": {...}}.'
+
+    def check(self, record, session):
+        revision = record.revision
+        for index, tool in enumerate(listed_tools(record) or ()):
+            if not isinstance(tool, dict) or "outputSchema" not in tool:
+                continue
+            schema = tool["outputSchema"]
+            label = tool_label(tool, index)
+            if revision is not None and not protocol.at_least(revision, _V0618):
+                yield self.report(record, f"{label} has an outputSchema, which protocol revision {revision} "
+                                          "does not define (added in 2025-06-18); peers may ignore it",
+                                  severity=Severity.INFO, level="info")
+            elif not isinstance(schema, dict):
+                yield self.report(record, f"{label}.outputSchema is {json_type(schema)}, "
+                                          "not a JSON Schema object")
+            elif revision in (_V0618, _V1125) and schema.get("type") != "object":
+                shown = "missing" if "type" not in schema else fmt_id(schema["type"])
+                yield self.report(record, f'{label}.outputSchema.type is {shown}; revision {revision} '
+                                          'requires an object schema ("type": "object")')
+
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+
+
+@rule
+class ToolNameFormat(Rule):
+    """Checks that tool names are 1-128 characters of ``A-Z a-z 0-9 _ - .``."""
+
+    code, name = "TL004", "tool-name-format"
+    severity, level, spec = Severity.WARNING, "SHOULD", _NAMES
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    versions = protocol.since(_V1125)
+    hint = "Use 1-128 characters from A-Z, a-z, 0-9, underscore, hyphen and dot (no spaces)."
+
+    def check(self, record, session):
+        for index, tool in enumerate(listed_tools(record) or ()):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str) or _TOOL_NAME.match(name):
+                continue
+            if not name:
+                why = "is empty"
+            elif len(name) > 128:
+                why = f"is {len(name)} characters long (at most 128)"
+            else:
+                bad = "".join(dict.fromkeys(c for c in name if not re.match(r"[A-Za-z0-9_.-]", c)))
+                why = f"contains {fmt_id(bad)}" if bad.strip() else "contains spaces"
+            yield self.report(record, f"Tool name {name!r} (tools[{index}]) {why}")
+
+
+@rule
+class ToolNameDuplicate(Rule):
+    """Checks that a tool name appears only once across the pages of one tools/list traversal."""
+
+    code, name = "TL005", "tool-name-duplicate"
+    severity, level, spec = Severity.WARNING, "SHOULD", _NAMES
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    versions = protocol.since(_V1125)
+    hint = "Give every tool of a server its own name; clients call tools by name."
+
+    def check(self, record, session):
+        tools = listed_tools(record)
+        if not tools:
+            return
+        earlier = set(session.tools.names) if params_of(record.request).get("cursor") is not None else set()
+        seen: set[str] = set()
+        for index, tool in enumerate(tools):
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if not isinstance(name, str):
+                continue
+            if name in seen:
+                yield self.report(record, f"Tool name {name!r} is listed twice on this page (tools[{index}])")
+            elif name in earlier:
+                yield self.report(record, f"Tool name {name!r} (tools[{index}]) was already listed on an "
+                                          "earlier page of this tools/list traversal",
+                                  confidence="low" if session.tools.stale else None)
+            seen.add(name)
+
+
+# -- TL008/TL009: arguments against inputSchema ----------------------------------------------
+@rule
+class ArgumentsViolateInputSchema(Rule):
+    """Checks ``tools/call`` arguments against the listed tool's ``inputSchema``."""
+
+    code, name = "TL008", "arguments-violate-input-schema"
+    severity, level, spec = Severity.WARNING, "derived", _TOOLS
+    party = "client"
+    kinds = frozenset({Kind.REQUEST})
+    methods = _CALL
+    hint = "Send arguments that validate against the tool's inputSchema from tools/list."
+
+    def check(self, record, session):
+        if record.direction is Direction.S2C:
+            return
+        name, errors = argument_errors(session, record, record.revision)
+        if errors:
+            yield self.report(record, f"Arguments of tool {name!r} do not match its inputSchema: "
+                                      + quote_errors(errors, ("arguments",)),
+                              confidence=catalog_confidence(session))
+
+
+@rule
+class InvalidArgumentsAccepted(Rule):
+    """Checks for tool calls with schema-invalid arguments that the server answered as a success."""
+
+    code, name = "TL009", "invalid-arguments-accepted"
+    severity, level, spec = Severity.WARNING, "MUST", "server/tools §Security Considerations"
+    party = "server"
+    confidence = "low"
+    kinds = frozenset({Kind.RESULT, Kind.ERROR})
+    methods = _CALL
+    answers = frozenset({"ok"})
+    hint = ("Validate tool inputs; reject invalid arguments (2025-11-25 on: an isError result, "
+            "before: a -32602 JSON-RPC error).")
+
+    def check(self, record, session):
+        if record.direction is Direction.C2S:
+            return
+        name, errors = argument_errors(session, record.request, record.revision)
+        if not errors:
+            return
+        related = [(record.request, "call with invalid arguments")]
+        execution_channel = protocol.at_least(record.revision, _V1125)
+        if record.kind is Kind.ERROR:
+            error = record.msg.get("error")
+            code = error.get("code") if isinstance(error, dict) else None
+            if execution_channel and code == -32602:
+                yield self.report(record, f"Invalid arguments of tool {name!r} were refused with a JSON-RPC "
+                                          f"error; from {_V1125} input validation errors are tool execution "
+                                          "errors (a result with isError: true)",
+                                  severity=Severity.INFO, level="SHOULD",
+                                  spec="server/tools §Error Handling", related=related)
+            return
+        result = call_result(record)
+        if result is None:
+            return
+        if result.get("isError") is True:
+            if not execution_channel and record.revision is not None:
+                yield self.report(record, f"Invalid arguments of tool {name!r} were reported as a tool error; "
+                                          f"revision {record.revision} lists invalid arguments as protocol "
+                                          "errors (a JSON-RPC error, -32602)",
+                                  severity=Severity.INFO, level="SHOULD",
+                                  spec="server/tools §Error Handling", related=related)
+            return
+        yield self.report(record, f"Server answered a call of {name!r} with success although its arguments "
+                                  "violate the tool's inputSchema (" + quote_errors(errors, ("arguments",)) + ")",
+                          related=related)
+
+
+# -- TL010-TL013: structured content -------------------------------------------------------------
+def output_schema(session, record) -> tuple[str | None, Any]:
+    """``(tool name, outputSchema)`` of the called tool, ``...`` as schema when it has none."""
+    name, tool = called_tool(session, record.request)
+    if tool is None:
+        return name, None  # not listed: nothing known
+    return name, tool.get("outputSchema", ...)
+
+
+@rule
+class StructuredContentMissing(Rule):
+    """Checks that results of tools with an ``outputSchema`` carry ``structuredContent``."""
+
+    code, name = "TL010", "structured-content-missing"
+    severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
+    party = "server"
+    kinds = _RESULTS
+    methods = _CALL
+    answers = _ANSWERED
+    versions = _STRUCTURED_VERSIONS
+    hint = "Return structuredContent conforming to the outputSchema (and the same JSON as text)."
+
+    def check(self, record, session):
+        result = call_result(record)
+        if result is None or "structuredContent" in result or result.get("isError") is True:
+            return  # isError results are exempt (as the reference SDK clients do)
+        name, schema = output_schema(session, record)
+        if schema is None or schema is ...:
+            return
+        yield self.report(record, f"Tool {name!r} declares an outputSchema, but its result has no "
+                                  "structuredContent", confidence=catalog_confidence(session),
+                          related=[(record.request, "call")])
+
+
+@rule
+class StructuredContentInvalid(Rule):
+    """Checks ``structuredContent`` against the tool's ``outputSchema``."""
+
+    code, name = "TL011", "structured-content-invalid"
+    severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
+    party = "server"
+    kinds = _RESULTS
+    methods = _CALL
+    answers = _ANSWERED
+    versions = _STRUCTURED_VERSIONS
+    hint = "Make structuredContent conform to the tool's outputSchema."
+
+    def check(self, record, session):
+        result = call_result(record)
+        if result is None or "structuredContent" not in result:
+            return
+        content = result["structuredContent"]
+        if session.legacy and not isinstance(content, dict):
+            return  # TL012
+        name, schema = output_schema(session, record)
+        if not isinstance(schema, dict):
+            return
+        errors = instance_errors(schema, content, record.revision)
+        if not errors:
+            return
+        failed = result.get("isError") is True
+        yield self.report(record, f"structuredContent of tool {name!r} does not match its outputSchema: "
+                                  + quote_errors(errors, ("structuredContent",)),
+                          severity=Severity.WARNING if failed else None,
+                          confidence=catalog_confidence(session), related=[(record.request, "call")])
+
+
+@rule
+class StructuredContentType(Rule):
+    """Checks that ``structuredContent`` is an object where the revision requires one."""
+
+    code, name = "TL012", "structured-content-type"
+    severity, level, spec = Severity.ERROR, "SCHEMA", _STRUCTURED
+    party = "server"
+    kinds = _RESULTS
+    methods = _CALL
+    answers = _ANSWERED
+    hint = "Send structuredContent as a JSON object (2026-07-28 allows any JSON value)."
+
+    def check(self, record, session):
+        result = call_result(record)
+        if result is None or "structuredContent" not in result:
+            return
+        revision = record.revision
+        if revision is not None and not protocol.at_least(revision, _V0618):
+            yield self.report(record, f"structuredContent is not defined in protocol revision {revision} "
+                                      "(added in 2025-06-18); peers may ignore it",
+                              severity=Severity.INFO, level="info")
+        elif revision in (_V0618, _V1125) and not isinstance(result["structuredContent"], dict):
+            yield self.report(record, f"structuredContent is {json_type(result['structuredContent'])}; "
+                                      f"revision {revision} requires an object")
+
+
+@rule
+class StructuredContentNoTextMirror(Rule):
+    """Checks that results with ``structuredContent`` also carry it as a text content block."""
+
+    code, name = "TL013", "structured-content-no-text-mirror"
+    severity, level, spec = Severity.WARNING, "SHOULD", _STRUCTURED
+    party = "server"
+    kinds = _RESULTS
+    methods = _CALL
+    answers = _ANSWERED
+    versions = _STRUCTURED_VERSIONS
+    hint = "Also return the serialized JSON in a text content block, for clients without structured output."
+
+    def check(self, record, session):
+        result = call_result(record)
+        if result is None or "structuredContent" not in result:
+            return
+        content = result.get("content")
+        if not isinstance(content, list):
+            return  # TL014
+        if not any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+            yield self.report(record, "structuredContent is not mirrored in a text content block")
+
+
+# -- TL014/TL015: content blocks ----------------------------------------------------------------
+BLOCK_TYPES: dict[str, str] = {
+    "text": protocol.V2024_11_05, "image": protocol.V2024_11_05, "resource": protocol.V2024_11_05,
+    "audio": protocol.V2025_03_26, "resource_link": _V0618,
+}
+SAMPLING_ONLY = frozenset({"tool_use", "tool_result"})
+
+
+@rule
+class ContentBlockTypeForVersion(Rule):
+    """Checks that a tool result's ``content`` is an array of block types the revision defines."""
+
+    code, name = "TL014", "content-block-type-for-version"
+    severity, level, spec = Severity.ERROR, "SCHEMA", "server/tools §Tool Result"
+    party = "server"
+    kinds = _RESULTS
+    methods = _CALL
+    answers = _ANSWERED
+    hint = "Send content as an array of text, image, audio, resource_link or resource blocks the revision knows."
+
+    def check(self, record, session):
+        result = call_result(record)
+        if result is None:
+            return
+        if "content" not in result:
+            yield self.report(record, "Tool result has no content array (required, may be empty)")
+            return
+        content = result["content"]
+        if not isinstance(content, list):
+            yield self.report(record, f"Tool result content is {json_type(content)}, not an array")
+            return
+        revision = record.revision
+        problems = []
+        for index, block in enumerate(content):
+            where = f"content[{index}]"
+            kind = block.get("type") if isinstance(block, dict) else None
+            if not isinstance(block, dict):
+                problems.append(f"{where} is {json_type(block)}, not a content block object")
+            elif not isinstance(kind, str):
+                problems.append(f"{where} has no string type")
+            elif kind in SAMPLING_ONLY:
+                problems.append(f"{where} is a {kind} block, which only sampling messages may carry")
+            elif kind not in BLOCK_TYPES:
+                problems.append(f"{where} has unknown type {kind!r}")
+            elif revision is not None and not protocol.at_least(revision, BLOCK_TYPES[kind]):
+                problems.append(f"{where} is a {kind!r} block, which revision {revision} does not define "
+                                f"(added in {BLOCK_TYPES[kind]})")
+        if problems:
+            yield self.report(record, "Invalid tool result content: " + "; ".join(problems))
+
+
+_MIME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;.*)?$")
+_SPACE = re.compile(r"\s+")
+
+
+def base64_problem(data: str) -> tuple[Severity, str] | None:
+    """Why ``data`` is not strict RFC 4648 base64 (severity, reason), or None when it is."""
+    try:
+        binascii.a2b_base64(data, strict_mode=True)
+        return None
+    except (binascii.Error, ValueError):
+        pass
+
+    def decodes(text: str) -> bool:
+        try:
+            binascii.a2b_base64(text, strict_mode=True)
+            return True
+        except (binascii.Error, ValueError):
+            return False
+
+    compact = _SPACE.sub("", data)
+    if compact != data and decodes(compact):
+        return Severity.WARNING, "contains whitespace or line breaks"
+    padded = compact + "=" * (-len(compact) % 4)
+    if padded != compact and decodes(padded):
+        return Severity.WARNING, "lacks '=' padding"
+    if ("-" in compact or "_" in compact) and decodes(padded.translate(str.maketrans("-_", "+/"))):
+        return Severity.ERROR, "is base64url (with '-' and '_'), not base64"
+    return Severity.ERROR, "is not valid base64"
+
+
+def binary_problems(blocks: Any, base: str, resource_items: bool = False) -> list[tuple[Severity, str]]:
+    """Encoding problems of image/audio blocks and resource blobs in a content list."""
+    problems: list[tuple[Severity, str]] = []
+    if not isinstance(blocks, list):
+        return problems
+    for index, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        where = f"{base}[{index}]"
+        kind = block.get("type")
+        if kind in ("image", "audio") and not resource_items:
+            data = block.get("data")
+            if isinstance(data, str):
+                bad = base64_problem(data)
+                if bad:
+                    problems.append((bad[0], f"{where}.data {bad[1]}"))
+            mime = block.get("mimeType")
+            if "mimeType" not in block:
+                problems.append((Severity.ERROR, f"{where} ({kind}) has no mimeType"))
+            elif isinstance(mime, str) and not _MIME.match(mime):
+                problems.append((Severity.WARNING, f"{where}.mimeType {mime!r} is not a type/subtype MIME type"))
+        item = block if resource_items else (block.get("resource") if kind == "resource" else None)
+        if isinstance(item, dict) and isinstance(item.get("blob"), str):
+            bad = base64_problem(item["blob"])
+            if bad:
+                path = f"{where}.blob" if resource_items else f"{where}.resource.blob"
+                problems.append((bad[0], f"{path} {bad[1]}"))
+    return problems
+
+
+@rule
+class BinaryContentEncoding(Rule):
+    """Checks that image/audio data and resource blobs are base64 and image/audio have a MIME type."""
+
+    code, name = "TL015", "binary-content-encoding"
+    severity, level, spec = Severity.ERROR, "MUST", "server/resources §Resource Contents"
+    party = "server"
+    kinds = _RESULTS
+    methods = frozenset({"tools/call", "resources/read"})
+    answers = _ANSWERED
+    hint = "Encode binary data as standard base64 (RFC 4648, with padding) and name its MIME type."
+
+    def check(self, record, session):
+        if record.direction is Direction.C2S:
+            return
+        result = result_of(record)
+        if not isinstance(result, dict):
+            return
+        if record.request.method == "resources/read":
+            problems = binary_problems(result.get("contents"), "contents", resource_items=True)
+        else:
+            problems = binary_problems(result.get("content"), "content")
+        if problems:
+            worst = Severity.ERROR if any(s is Severity.ERROR for s, _ in problems) else Severity.WARNING
+            yield self.report(record, "Binary content is not properly encoded: "
+                                      + "; ".join(text for _, text in problems), severity=worst)
+
+
+# -- TL017/TL018: 2026-07-28 ------------------------------------------------------------------
+_STABLE = "TL017"
+
+
+@rule
+class ListVariesPerConnection(Rule):
+    """Checks that successive complete tool lists only differ after a list-change notification."""
+
+    code, name = "TL017", "list-varies-per-connection"
+    severity, level, spec = Severity.WARNING, "MUST NOT", "server/tools §Capabilities"
+    party = "server"
+    confidence = "low"
+    kinds = frozenset({Kind.RESULT, Kind.NOTIFICATION})
+    methods = frozenset({"tools/list", "notifications/tools/list_changed"})
+    versions = protocol.MODERN
+    hint = ("Serve the same tool list to every connection with the same credentials; send "
+            "notifications/tools/list_changed when it really changes.")
+
+    def check(self, record, session):
+        state = session.file_state.setdefault(_STABLE, {})
+        if record.kind is Kind.NOTIFICATION:
+            state["changed"] = True
+            return
+        if record.answer not in _ANSWERED:
+            return
+        tools = listed_tools(record)
+        result = result_of(record)
+        if tools is None or result.get("nextCursor") is not None:
+            return  # not the last page of a traversal
+        listing = list(session.tools.tools.values()) if params_of(record.request).get("cursor") is not None else []
+        listing += [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+        current = {t["name"]: orjson.dumps(t, option=orjson.OPT_SORT_KEYS) for t in listing}
+        before, changed = state.get("last"), state.get("changed", False)
+        state.update(last=(current, record), changed=False)
+        if before is None or changed:
+            return
+        previous, line = before
+        if previous != current:
+            added = sorted(current.keys() - previous.keys())
+            removed = sorted(previous.keys() - current.keys())
+            edited = sorted(n for n in current.keys() & previous.keys() if current[n] != previous[n])
+            parts = [f"{label} {', '.join(map(repr, names))}" for label, names in
+                     (("added", added), ("removed", removed), ("changed", edited)) if names]
+            yield self.report(record, "The tool list differs from the previous complete listing ("
+                                      + "; ".join(parts) + ") without a notifications/tools/list_changed",
+                              related=[(line, "previous listing")])
+        elif list(previous) != list(current):
+            yield self.report(record, "The tool list has the same tools as the previous listing in a "
+                                      "different order (ordering SHOULD be deterministic)",
+                              severity=Severity.INFO, level="SHOULD", related=[(line, "previous listing")])
+
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
+_NOT_SCHEMAS = frozenset({"x-mcp-header", "const", "enum", "default", "examples", "required"})
+
+
+def header_annotations(schema: Any) -> list[tuple[tuple, Any, dict, bool]]:
+    """Every ``x-mcp-header`` in a schema: ``(path, value, property schema, reachable)``;
+    reachable means the path consists of ``properties`` steps only."""
+    found: list[tuple[tuple, Any, dict, bool]] = []
+
+    def walk(node: Any, path: tuple, reachable: bool) -> None:
+        if isinstance(node, dict):
+            if "x-mcp-header" in node:
+                found.append((path, node["x-mcp-header"], node, reachable))
+            for key, value in node.items():
+                if key == "properties" and isinstance(value, dict):
+                    for prop, sub in value.items():
+                        walk(sub, path + ("properties", prop), reachable)
+                elif key not in _NOT_SCHEMAS:
+                    walk(value, path + (key,), False)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, path + (index,), False)
+
+    try:
+        walk(schema, (), True)
+    except RecursionError:
+        pass  # absurdly deep schemas: judge what was found
+    return found
+
+
+def header_problems(schema: Any) -> list[tuple[Severity, str]]:
+    problems: list[tuple[Severity, str]] = []
+    seen: dict[str, tuple] = {}
+    for path, value, node, reachable in header_annotations(schema):
+        where = fmt_path(("inputSchema",) + path)
+        if not isinstance(value, str):
+            problems.append((Severity.ERROR, f"{where} x-mcp-header is {json_type(value)}, not a string"))
+            continue
+        if not value:
+            problems.append((Severity.ERROR, f"{where} x-mcp-header is empty"))
+        elif _CONTROL.search(value):
+            problems.append((Severity.ERROR, f"{where} x-mcp-header {value!r} contains control characters"))
+        elif not _TOKEN.match(value):
+            problems.append((Severity.ERROR, f"{where} x-mcp-header {value!r} is not an HTTP field-name token"))
+        folded = value.casefold()
+        if value and folded in seen:
+            problems.append((Severity.ERROR, f"{where} x-mcp-header {value!r} duplicates "
+                                             f"{fmt_path(('inputSchema',) + seen[folded])} (case-insensitively)"))
+        seen.setdefault(folded, path)
+        if not reachable:
+            problems.append((Severity.ERROR, f"{where} x-mcp-header is not reachable from the root "
+                                             "through properties alone"))
+        kind = node.get("type")
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+        if kinds is None:
+            problems.append((Severity.WARNING, f"{where} x-mcp-header is on a property that declares no "
+                                               "type (string, integer or boolean required)"))
+        elif not [k for k in kinds if k != "null"] or any(k not in _HEADER_TYPES | {"null"} for k in kinds):
+            problems.append((Severity.ERROR, f"{where} x-mcp-header is on a property of type "
+                                             f"{fmt_id(kind)}; only string, integer and boolean are allowed"))
+    return problems
+
+
+@rule
+class XMcpHeaderInvalid(Rule):
+    """Checks ``x-mcp-header`` annotations in tool input schemas (2026-07-28)."""
+
+    code, name = "TL018", "x-mcp-header-invalid"
+    severity, level, spec = Severity.ERROR, "MUST", "server/tools §x-mcp-header"
+    party = "server"
+    kinds = _RESULTS
+    methods = _LIST
+    answers = _ANSWERED
+    versions = protocol.MODERN
+    hint = ("Put x-mcp-header only on string/integer/boolean properties reachable through "
+            "properties, with a unique RFC 9110 token as value; HTTP clients drop invalid tools.")
+
+    def check(self, record, session):
+        for index, tool in enumerate(listed_tools(record) or ()):
+            if not isinstance(tool, dict) or not isinstance(tool.get("inputSchema"), dict):
+                continue
+            problems = header_problems(tool["inputSchema"])
+            if problems:
+                worst = Severity.ERROR if any(s is Severity.ERROR for s, _ in problems) else Severity.WARNING
+                yield self.report(record, f"Tool {tool_label(tool, index)} has invalid x-mcp-header "
+                                          "annotations: " + "; ".join(t for _, t in problems), severity=worst)

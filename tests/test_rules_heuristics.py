@@ -1,0 +1,311 @@
+"""Heuristics (HX002, HX004, HX006-HX012) and 2026-07-28 cancellation (CN007, CN009): targeted cases.
+
+The heuristics must be conservative: legal traffic that merely looks busy (polling, parallel
+identical reads, answered retries, lists that change with a notification) draws nothing, and the
+timing rules stay silent without capture timestamps.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import UTC, datetime, timedelta
+
+import orjson
+
+from mcplint.engine import Engine
+from mcplint.rules.heuristics import (
+    NotificationFlood,
+    SlowResponse,
+    sensitive_key,
+    token_kind,
+)
+from tests.ruledocs import run_transcript
+
+INIT = '# init 2025-06-18 C={} S={"tools":{"listChanged":true},"prompts":{}}\n'
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+EPOCH = datetime(2025, 6, 18, 10, 0, tzinfo=UTC)
+
+
+def line(arrow, msg):
+    return f"{arrow} {orjson.dumps(msg).decode()}\n"
+
+
+def call(i, name="t", arguments=None, modern=False, **extra):
+    params = {"name": name, "arguments": arguments or {}, **extra}
+    if modern:
+        params["_meta"] = META
+    return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
+
+
+def tools_list(i, modern=False):
+    msg = {"jsonrpc": "2.0", "id": i, "method": "tools/list"}
+    if modern:
+        msg["params"] = {"_meta": META}
+    return msg
+
+
+def result(i, body=None):
+    return {"jsonrpc": "2.0", "id": i, "result": body if body is not None else {"content": []}}
+
+
+def tools(i, *names):
+    return result(i, {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]})
+
+
+def cancelled(i):
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": i}}
+
+
+def codes(text, prefix):
+    return [(f.line, f.code) for f in run_transcript(text) if f.code.startswith(prefix)]
+
+
+def handshake():
+    return [
+        (0, "c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+        (0, "s2c", {"jsonrpc": "2.0", "id": 0, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}, "logging": {}},
+            "serverInfo": {"name": "s", "version": "1"}}}),
+        (0, "c2s", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+
+
+def lint_capture(events, rules=None, prefix="HX"):
+    """``events``: (seconds, dir, msg) triples, written as a canonical capture."""
+    lines = [orjson.dumps({"ts": (EPOCH + timedelta(seconds=t)).isoformat(), "dir": d, "msg": m})
+             for t, d, m in events]
+    engine = Engine(rules) if rules is not None else Engine()
+    found = engine.lint_stream(io.BytesIO(b"\n".join(lines) + b"\n"), "<capture>", "capture")
+    return [(f.line, f.code) for f in found if f.code.startswith(prefix)]
+
+
+# -- HX002 slow-response (timing) -------------------------------------------------------------------
+def test_slow_response_needs_timestamps_and_respects_progress():
+    rules = [SlowResponse()]
+    slow = handshake() + [(1, "c2s", tools_list(1)), (46, "s2c", tools(1, "a"))]
+    assert lint_capture(slow, rules) == [(5, "HX002")]
+    quick = handshake() + [(1, "c2s", tools_list(1)), (2, "s2c", tools(1, "a"))]
+    assert lint_capture(quick, rules) == []
+    long_call = handshake() + [(1, "c2s", call(1)), (40, "s2c", result(1))]
+    assert lint_capture(long_call, rules) == []  # tools/call may take a minute
+    with_progress = handshake() + [
+        (1, "c2s", call(1, _meta={"progressToken": "p"})),
+        (30, "s2c", {"jsonrpc": "2.0", "method": "notifications/progress",
+                     "params": {"progressToken": "p", "progress": 1}}),
+        (90, "s2c", result(1))]
+    assert lint_capture(with_progress, rules) == []
+    text = INIT + line("C→S", tools_list(1)) + line("S→C", tools(1, "a"))
+    assert [f for f in run_transcript(text, Engine(rules))] == []
+
+
+# -- HX006 notification-flood (timing) --------------------------------------------------------------
+def progress(n):
+    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": n}}
+
+
+def test_flood_is_reported_once_and_a_steady_stream_is_not():
+    rules = [NotificationFlood()]
+    start = handshake() + [(1, "c2s", call(1, _meta={"progressToken": "p"}))]
+    flood = start + [(2 + n / 500, "s2c", progress(n)) for n in range(1, 501)]
+    found = lint_capture(flood, rules)
+    assert len(found) == 1 and found[0][1] == "HX006"
+    steady = start + [(2 + n / 20, "s2c", progress(n)) for n in range(1, 501)]  # 20 per second
+    assert lint_capture(steady, rules) == []
+
+
+# -- HX004 / CN009: re-sent without cancelling -------------------------------------------------------
+def test_answered_or_cancelled_requests_may_be_sent_again():
+    answered = INIT + line("C→S", call(1)) + line("S→C", result(1)) + line("C→S", call(2)) + line("S→C", result(2))
+    assert codes(answered, "HX004") == []
+    cancelled_first = (INIT + line("C→S", call(1)) + line("C→S", cancelled(1)) + line("C→S", call(2))
+                       + line("S→C", result(2)))
+    assert codes(cancelled_first, "HX004") == []
+
+
+def test_parallel_identical_requests_answered_later_are_fine_without_timestamps():
+    text = (INIT + line("C→S", tools_list(1)) + line("C→S", tools_list(2))
+            + line("S→C", tools(1, "a")) + line("S→C", tools(2, "a")))
+    assert codes(text, "HX004") == []
+
+
+def test_different_arguments_are_a_different_call():
+    text = INIT + line("C→S", call(1, arguments={"q": 1})) + line("C→S", call(2, arguments={"q": 2})) \
+        + line("S→C", result(2))
+    assert codes(text, "HX004") == []
+
+
+def test_timestamps_catch_a_retry_even_when_the_first_answer_comes_late():
+    events = handshake() + [(1, "c2s", call(1)), (31, "c2s", call(2)), (32, "s2c", result(2)), (40, "s2c", result(1))]
+    assert lint_capture(events) == [(5, "HX004")]
+    quick = handshake() + [(1, "c2s", call(1)), (1.5, "c2s", call(2)), (2, "s2c", result(2)), (3, "s2c", result(1))]
+    assert lint_capture(quick) == []
+
+
+def test_modern_retry_is_cn009_and_mrtr_retries_are_not():
+    stuck = line("C→S", call(1, modern=True)) + line("C→S", call(2, modern=True))
+    assert codes(stuck, "CN009") == [(2, "CN009")] and codes(stuck, "HX004") == []
+    mrtr = (line("C→S", call(1, modern=True))
+            + line("S→C", result(1, {"resultType": "input_required", "requestState": "s"}))
+            + line("C→S", call(2, modern=True, requestState="s"))
+            + line("S→C", result(2, {"resultType": "complete", "content": []})))
+    assert codes(mrtr, "CN") == []
+
+
+def test_long_lived_and_handshake_requests_are_exempt():
+    listen = {"jsonrpc": "2.0", "method": "subscriptions/listen",
+              "params": {"_meta": META, "notifications": {"toolsListChanged": True}}}
+    text = line("C→S", {**listen, "id": 1}) + line("C→S", {**listen, "id": 2})
+    assert codes(text, "CN009") == []
+
+
+# -- CN007 --------------------------------------------------------------------------------------------
+def test_server_may_cancel_a_listen_stream():
+    listen = {"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+              "params": {"_meta": META, "notifications": {"toolsListChanged": True}}}
+    text = line("C→S", listen) + line("S→C", cancelled(5))
+    assert codes(text, "CN") == []
+
+
+def test_server_cancel_of_unknown_request_is_cn001_not_cn007():
+    text = line("C→S", call(1, modern=True)) + line("S→C", cancelled(9))
+    assert codes(text, "CN") == [(2, "CN001")]
+
+
+# -- HX007 ---------------------------------------------------------------------------------------------
+def test_call_unlisted_tool_only_against_a_current_complete_list():
+    stale = (INIT + line("C→S", tools_list(1)) + line("S→C", tools(1, "a"))
+             + line("S→C", {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+             + line("C→S", call(2, name="b")))
+    assert codes(stale, "HX007") == []
+    paged = (INIT + line("C→S", tools_list(1))
+             + line("S→C", result(1, {"tools": [{"name": "a", "inputSchema": {"type": "object"}}],
+                                      "nextCursor": "n"}))
+             + line("C→S", call(2, name="b")))
+    assert codes(paged, "HX007") == []
+    never_listed = INIT + line("C→S", call(2, name="b"))
+    assert codes(never_listed, "HX007") == []
+
+
+# -- HX008 ---------------------------------------------------------------------------------------------
+def test_list_change_announced_late_or_undeclared_is_not_reported():
+    changed = line("C→S", tools_list(1)) + line("S→C", tools(1, "a")) + line("C→S", tools_list(2)) \
+        + line("S→C", tools(2, "a", "b"))
+    late = INIT + changed + line("S→C", {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    assert codes(late, "HX008") == []
+    undeclared = '# init 2025-06-18 C={} S={"tools":{}}\n' + changed
+    assert codes(undeclared, "HX008") == []
+    same = INIT + line("C→S", tools_list(1)) + line("S→C", tools(1, "a", "b")) + line("C→S", tools_list(2)) \
+        + line("S→C", tools(2, "b", "a"))
+    assert codes(same, "HX008") == []
+
+
+def test_list_change_is_confirmed_at_the_next_listing():
+    text = (INIT + line("C→S", tools_list(1)) + line("S→C", tools(1, "a")) + line("C→S", tools_list(2))
+            + line("S→C", tools(2, "a", "b")) + line("C→S", tools_list(3)) + line("S→C", tools(3, "a", "b")))
+    assert codes(text, "HX008") == [(5, "HX008")]
+
+
+def test_paginated_listings_are_compared_whole():
+    def page(i, names, nxt=None, cursor=None):
+        req = tools_list(i)
+        if cursor:
+            req["params"] = {"cursor": cursor}
+        body = {"tools": [{"name": n, "inputSchema": {"type": "object"}} for n in names]}
+        if nxt:
+            body["nextCursor"] = nxt
+        return line("C→S", req) + line("S→C", result(i, body))
+    text = INIT + page(1, ["a"], "c1") + page(2, ["b"], cursor="c1") + page(3, ["b"], "c2") + page(4, ["a"], cursor="c2")
+    assert codes(text, "HX008") == []
+
+
+def test_modern_list_change_expected_only_from_a_subscribed_stream():
+    sid = "io.modelcontextprotocol/subscriptionId"
+    listen = {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+              "params": {"_meta": META, "notifications": {"toolsListChanged": True}}}
+    ack = {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+           "params": {"_meta": {sid: 9}, "notifications": {"toolsListChanged": True}}}
+    hints = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public"}
+    listing = (line("C→S", tools_list(1, True)) + line("S→C", result(1, {**hints, "tools": []}))
+               + line("C→S", tools_list(2, True))
+               + line("S→C", result(2, {**hints, "tools": [{"name": "a", "inputSchema": {"type": "object"}}]})))
+    assert codes(listing, "HX008") == []
+    subscribed = line("C→S", listen) + line("S→C", ack) + listing
+    assert codes(subscribed, "HX008") == [(6, "HX008")]
+
+
+# -- HX009 ---------------------------------------------------------------------------------------------
+def test_polling_with_answers_is_no_storm():
+    text = INIT + "".join(line("C→S", tools_list(i)) + line("S→C", tools(i, "a")) for i in range(1, 12))
+    assert codes(text, "HX009") == []
+
+
+def test_storm_with_timestamps_counts_failures_within_the_window():
+    error = {"code": -32603, "message": "upstream down"}
+    events = handshake()
+    for i in range(1, 6):
+        events += [(i, "c2s", call(i)), (i + 0.1, "s2c", {"jsonrpc": "2.0", "id": i, "error": error})]
+    assert (12, "HX009") in lint_capture(events)
+    slow = handshake()
+    for i in range(1, 6):
+        slow += [(i * 30, "c2s", call(i)), (i * 30 + 0.1, "s2c", {"jsonrpc": "2.0", "id": i, "error": error})]
+    assert [c for c in lint_capture(slow) if c[1] == "HX009"] == []
+
+
+def test_pings_are_not_a_retry_storm():
+    text = INIT + "".join(line("C→S", {"jsonrpc": "2.0", "id": i, "method": "ping"}) for i in range(1, 8))
+    assert codes(text, "HX009") == []
+
+
+# -- HX010 ---------------------------------------------------------------------------------------------
+def test_capture_truncated_once_per_session_and_not_for_a_full_capture():
+    text = (line("S→C", result(14)) + line("C→S", tools_list(15)) + line("S→C", tools(15, "a")))
+    assert codes(text, "HX010") == [(1, "HX010")]
+    assert codes(INIT + line("C→S", tools_list(1)) + line("S→C", tools(1, "a")), "HX010") == []
+    modern = line("C→S", tools_list(1, True))
+    assert codes(modern, "HX010") == []
+
+
+# -- HX011 ---------------------------------------------------------------------------------------------
+def test_secret_detection_ignores_look_alikes():
+    assert token_kind("Basic authentication is required for this endpoint") is None
+    assert token_kind("Authorization: Bearer abc123def456ghi789") == "bearer/basic credential"
+    assert token_kind("postgres://app:s3cr3t@db.internal/orders") == "password in URL"
+    assert token_kind("ghp_" + "a1" * 18) == "API token"
+    for key in ("progressToken", "maxTokens", "token_endpoint", "secretName", "password_file", "nextCursor"):
+        assert not sensitive_key(key), key
+    for key in ("password", "aws_secret_access_key", "clientSecret", "api_key", "apiKey", "PRIVATE_KEY"):
+        assert sensitive_key(key), key
+
+
+def test_schemas_placeholders_and_logs_are_not_secrets():
+    schema = result(1, {"tools": [{"name": "login", "inputSchema": {
+        "type": "object", "properties": {"password": {"type": "string"}}, "required": ["password"]}}]})
+    text = (INIT + line("C→S", tools_list(1)) + line("S→C", schema)
+            + line("C→S", call(2, name="login", arguments={"password": "[REDACTED]"}))
+            + line("S→C", result(2))
+            + line("S→C", {"jsonrpc": "2.0", "method": "notifications/message",
+                           "params": {"level": "info", "data": "token ghp_" + "a1" * 18}}))
+    assert codes(text, "HX011") == []
+
+
+def test_the_same_secret_is_reported_once():
+    args = {"api_key": "sk-proj-" + "Ab3" * 10}
+    text = INIT + line("C→S", call(1, arguments=args)) + line("S→C", result(1)) \
+        + line("C→S", call(2, arguments=args)) + line("S→C", result(2))
+    assert codes(text, "HX011") == [(2, "HX011")]
+
+
+# -- HX012 ---------------------------------------------------------------------------------------------
+def test_mrtr_rounds_reset_when_the_call_completes():
+    text = ""
+    for i in range(1, 5):
+        text += line("C→S", call(i, name="deploy", modern=True, requestState=f"s{i - 1}"))
+        text += line("S→C", result(i, {"resultType": "input_required", "requestState": f"s{i}"}))
+    text += line("C→S", call(5, name="deploy", modern=True, requestState="s4"))
+    text += line("S→C", result(5, {"resultType": "complete", "content": []}))
+    for i in range(6, 10):
+        text += line("C→S", call(i, name="deploy", modern=True))
+        text += line("S→C", result(i, {"resultType": "input_required", "requestState": f"t{i}"}))
+    assert codes(text, "HX012") == []

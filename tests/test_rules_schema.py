@@ -1,0 +1,234 @@
+"""Schema validation (SV001-SV005): edge cases the rule pages do not show, and properties."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcplint import protocol
+from mcplint.rules.schema import OWNED, collapse, fmt_path, surface
+from tests.ruledocs import run_transcript
+from tests.tool_sessions import tool_sessions
+
+META = {protocol.PROTOCOL_VERSION_META: "2026-07-28", protocol.CLIENT_CAPABILITIES_META: {},
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}
+RMETA = {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}
+
+
+def sv(text: str) -> list[tuple[int, str, str]]:
+    return [(f.line, f.code, f.severity.value) for f in run_transcript(text) if f.code.startswith("SV")]
+
+
+def messages(sv_text: str) -> list[str]:
+    return [f.message for f in run_transcript(sv_text) if f.code.startswith("SV")]
+
+
+def init(version: str, client: str = "{}", server: str = '{"tools":{},"resources":{},"prompts":{},"logging":{}}') -> str:
+    return f"# init {version} C={client} S={server}\n"
+
+
+def line(direction: str, msg: dict) -> str:
+    return f"{direction} {orjson.dumps(msg).decode()}\n"
+
+
+def req(id_, method, params=None, direction="C→S"):
+    msg = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return line(direction, msg)
+
+
+def res(id_, result, direction="S→C"):
+    return line(direction, {"jsonrpc": "2.0", "id": id_, "result": result})
+
+
+# -- properties -----------------------------------------------------------------------------
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tool_sessions())
+def test_valid_sessions_draw_no_sv_finding(session):
+    assert sv(session.render()) == []
+
+
+_STRING_OR_INT = st.one_of(st.text(max_size=5), st.integers(-5, 5))
+_NOT_NUMBER = st.one_of(st.text(max_size=3), st.booleans(), st.none(), st.lists(st.integers(), max_size=1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(protocol.VERSIONS[:4]), _STRING_OR_INT, _NOT_NUMBER)
+def test_progress_value_must_be_a_number(version, token, value):
+    text = (init(version) + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": token}})
+            + line("S→C", {"jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": {"progressToken": token, "progress": value}}))
+    assert (3, "SV002", "error") in sv(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(protocol.VERSIONS[:4]),
+       st.dictionaries(st.from_regex(r"\A[a-z]{1,8}\Z"), st.integers(), max_size=3))
+def test_unknown_members_are_never_flagged(version, extra):
+    params = {"name": "t", "arguments": {}, **{k: v for k, v in extra.items() if k not in ("name", "arguments")}}
+    text = init(version) + req(1, "tools/call", params) + res(1, {"content": [], **extra})
+    assert sv(text) == []
+
+
+# -- SV001/SV002/SV003 --------------------------------------------------------------------------
+def test_older_revisions_are_not_held_to_later_required_members():
+    # 2024-11-05 results lack title/icons/annotations members, elicitation forms use enumNames
+    text = (init("2024-11-05") + req(1, "tools/list")
+            + res(1, {"tools": [{"name": "t", "description": "d", "inputSchema": {"type": "object"}}]})
+            + req(2, "resources/templates/list") + res(2, {"resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "f"}]})
+            + req(3, "prompts/list") + res(3, {"prompts": [{"name": "p", "arguments": [{"name": "a"}]}]}))
+    assert sv(text) == []
+    legacy_enum = {"message": "Pick", "requestedSchema": {"type": "object", "properties": {
+        "c": {"type": "string", "enum": ["r", "g"], "enumNames": ["Red", "Green"]}}}}
+    text = init("2025-06-18", client='{"elicitation":{}}') + req(1, "elicitation/create", legacy_enum, "S→C") \
+        + res(1, {"action": "accept", "content": {"c": "r"}}, "C→S")
+    assert sv(text) == []
+
+
+def test_strict_types():
+    text = init("2025-06-18") + req(1, "tools/call", {"name": "t"}) \
+        + res(1, {"content": [{"type": "text", "text": "x"}], "isError": "false"})
+    assert messages(text) == ["Result of tools/call: result.isError must be a boolean, not a string"]
+
+
+def test_integer_valued_float_is_an_integer():
+    text = init("2025-11-25") + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": 1}}) \
+        + line("S→C", {"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": 1, "progress": 1.0, "total": 2}}) \
+        + res(1, {"content": []})
+    assert sv(text) == []
+
+
+def test_union_members_report_the_arm_the_value_meant():
+    text = init("2025-06-18") + req(1, "tools/call", {"name": "t"}) \
+        + res(1, {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png", "annotations": {"audience": "user"}},
+                              {"type": "text"}]})
+    assert messages(text) == [
+        "Result of tools/call: result.content[0].annotations.audience must be an array, not a string",
+        "Result of tools/call: result.content[1].text is required but missing"]
+
+
+def test_string_or_integer_unions_read_plainly():
+    found = collapse([{"type": "string_type", "loc": ("requestId", "str"), "msg": "", "input": 1.5},
+                      {"type": "int_type", "loc": ("requestId", "int"), "msg": "", "input": 1.5}], ("params",))
+    assert [i.text for i in found] == ["params.requestId must be a string or an integer, not a number"]
+
+
+def test_elicitation_url_mode_is_validated_as_url_mode():
+    params = {"mode": "url", "message": "Sign in", "elicitationId": "e1"}
+    text = init("2025-11-25", client='{"elicitation":{"url":{}}}') + req(1, "elicitation/create", params, "S→C") \
+        + res(1, {"action": "accept"}, "C→S")
+    found = [(f.code, f.message) for f in run_transcript(text) if f.code in ("SV001", "EL004")]
+    assert len(found) == 1  # the missing url is reported once, by whichever rule owns it
+
+
+def test_params_required_but_absent():
+    assert messages(init("2025-06-18") + req(1, "tools/call") + res(1, {"content": []})) == [
+        "tools/call: params is required but missing"]
+    assert sv(init("2025-06-18") + req(1, "tools/list") + res(1, {"tools": []})) == []
+
+
+def test_parts_owned_by_other_rules_are_not_repeated():
+    text = (init("2025-06-18") + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": None}})
+            + res(1, {"content": []})
+            + line("C→S", {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"reason": "x"}}))
+    codes = {f.code for f in run_transcript(text)}
+    assert "PR001" in codes and "CN005" in codes and not any(c.startswith("SV") for c in codes)
+
+
+def test_owned_entries_name_catalog_codes():
+    import re
+
+    for entry in OWNED:
+        assert entry.owners and all(re.fullmatch(r"[A-Z]{2,4}\d{3}", c) for c in entry.owners)
+
+
+def test_tasks_are_left_to_the_task_rules():
+    text = init("2025-11-25", server='{"tools":{},"tasks":{"list":{},"requests":{"tools":{"call":{}}}}}') \
+        + req(1, "tasks/get", {"taskId": 5}) + res(1, {"unexpected": True})
+    assert sv(text) == []
+
+
+def test_modern_results_need_their_own_shapes():
+    ok = {"resultType": "complete", "tools": [], "ttlMs": 1, "cacheScope": "public", "_meta": RMETA}
+    text = req(1, "tools/list", {"_meta": META}) + res(1, ok)
+    assert sv(text) == []
+    bad = dict(ok, tools=[{"name": 5, "inputSchema": {"type": "object"}}], nextCursor=3)
+    # the tool name is TL001's and nextCursor PA002's once those rules are registered
+    assert all(code != "SV003" or "tools" not in msg for code, msg in
+               [(f.code, f.message) for f in run_transcript(req(1, "tools/list", {"_meta": META}) + res(1, bad))])
+
+
+def test_input_required_results_validate_against_their_own_arm():
+    irr = {"resultType": "input_required", "requestState": "s1", "_meta": RMETA}
+    text = req(1, "tools/call", {"name": "t", "_meta": META}) + res(1, irr)
+    assert sv(text) == []
+
+
+# -- SV004 -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("version,method,severity", [
+    ("2025-03-26", "notifications/elicitation/complete", "warning"),
+    ("2025-06-18", "notifications/tasks/status", "error"),
+])
+def test_notifications_of_other_revisions(version, method, severity):
+    text = init(version) + line("S→C", {"jsonrpc": "2.0", "method": method, "params": {}})
+    assert (2, "SV004", severity) in sv(text)
+
+
+def test_methods_of_the_revision_and_unknown_versions_pass():
+    assert "SV004" not in {c for _, c, _ in sv(init("2025-11-25") + req(1, "tasks/list") + res(1, {"tasks": []}))}
+    midstream = req(1, "elicitation/create", {"message": "m", "requestedSchema": {"type": "object", "properties": {}}},
+                    "S→C")
+    assert not [f for f in run_transcript(midstream) if f.code == "SV004"]
+
+
+def test_custom_methods_are_info_once_per_session():
+    text = init("2025-06-18") + req(1, "acme/x") + res(1, {}) + req(2, "acme/x") + res(2, {}) \
+        + line("C→S", {"jsonrpc": "2.0", "method": "notifications/acme/y"}) + req(3, "rpc.discover") \
+        + line("S→C", {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "no"}})
+    assert [x for x in sv(text) if x[1] == "SV004"] == [(2, "SV004", "info"), (6, "SV004", "info")]
+
+
+def test_server_requests_in_modern_sessions_are_md005():
+    text = req(1, "tools/list", {"_meta": META}) \
+        + res(1, {"resultType": "complete", "tools": [], "ttlMs": 1, "cacheScope": "public", "_meta": RMETA}) \
+        + req("s1", "roots/list", None, "S→C")
+    found = {f.code for f in run_transcript(text) if f.line == 3}
+    assert "MD005" in found and "SV004" not in found
+
+
+# -- SV005 -------------------------------------------------------------------------------------
+def test_typed_errors_only_in_their_revisions():
+    legacy = init("2025-06-18") + req(1, "tools/list") \
+        + line("S→C", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "custom meaning"}})
+    assert sv(legacy) == []
+    modern = req(1, "tools/call", {"name": "t", "_meta": META}) \
+        + line("S→C", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32021, "message": "need sampling",
+                                                             "data": {"requiredCapabilities": []}}})
+    assert messages(modern) == ["MissingRequiredClientCapabilityError (-32021): error.data.requiredCapabilities "
+                                "must be an object, not an array"]
+
+
+def test_unsupported_version_data_members():
+    modern = req(1, "tools/list", {"_meta": META}) \
+        + line("S→C", {"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "unsupported",
+                                                             "data": {"supported": ["2025-11-25", 7]}}})
+    assert messages(modern) == ["UnsupportedProtocolVersionError (-32022): error.data.supported must be an array "
+                                "of version strings; error.data.requested is required but missing"]
+
+
+# -- helpers -------------------------------------------------------------------------------------
+def test_fmt_path():
+    assert fmt_path(("result", "content", 0, "text")) == "result.content[0].text"
+    assert fmt_path(("params", "_meta", "io.modelcontextprotocol/protocolVersion")) == \
+        'params._meta["io.modelcontextprotocol/protocolVersion"]'
+    assert fmt_path(()) == "(root)"
+
+
+def test_one_adapter_per_method_and_revision():
+    first = surface().adapter("request", "tools/call", "2025-06-18")
+    assert first is surface().adapter("request", "tools/call", "2025-06-18")
+    assert surface().adapter("request", "tasks/get", "2025-11-25") is None

@@ -1,0 +1,400 @@
+"""Tool rules (TL001-TL005, TL008-TL015, TL017, TL018): edge cases and hypothesis properties.
+
+Property: generated spec-valid tools sessions of every revision draw no SV or TL finding, and
+each targeted mutation of such a session draws the expected code.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcplint import protocol
+from mcplint.model import Severity
+from mcplint.rules.tools import base64_problem, header_annotations, header_problems
+from tests.ruledocs import run_transcript
+from tests.tool_sessions import ToolSession, at_least, tool_sessions
+
+MODERN_META = ('"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+               '"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":'
+               '{"name":"c","version":"1"}}')
+RESULT_META = '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}'
+
+
+def family(text: str, prefixes=("SV", "TL")) -> list[tuple[int, str, str, str]]:
+    return [(f.line, f.code, f.severity.value, f.confidence)
+            for f in run_transcript(text) if f.code[:2] in prefixes]
+
+
+def codes(text: str) -> set[str]:
+    return {code for _, code, _, _ in family(text)}
+
+
+def listing(version: str, tools: list[dict], extra: str = "") -> str:
+    return (f'# init {version} C={{}} S={{"tools":{{"listChanged":true}}}}\n'
+            'C→S {"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+            f'S→C {{"jsonrpc":"2.0","id":1,"result":{{"tools":{orjson.dumps(tools).decode()}}}}}\n' + extra)
+
+
+def call(id_: int, name: str, arguments: dict, result: dict | str) -> str:
+    answer = result if isinstance(result, str) else '"result":' + orjson.dumps(result).decode()
+    return (f'C→S {{"jsonrpc":"2.0","id":{id_},"method":"tools/call","params":'
+            f'{{"name":"{name}","arguments":{orjson.dumps(arguments).decode()}}}}}\n'
+            f'S→C {{"jsonrpc":"2.0","id":{id_},{answer}}}\n')
+
+
+WEATHER = {"name": "weather", "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}},
+                                              "required": ["city"]},
+           "outputSchema": {"type": "object", "properties": {"t": {"type": "number"}}, "required": ["t"]}}
+OK = {"content": [{"type": "text", "text": '{"t":21}'}], "structuredContent": {"t": 21}}
+
+
+# -- properties -----------------------------------------------------------------------------
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tool_sessions())
+def test_valid_tool_sessions_draw_no_sv_or_tl_finding(session):
+    assert family(session.render()) == [], session.render()
+
+
+def _mutations(session: ToolSession):
+    """(name, expected code, mutate) for the mutations that apply to ``session``."""
+    v = session.version
+    out = []
+
+    def drop_name(s):
+        del s.calls[0].request["params"]["name"]
+    out.append(("drop tools/call name", "SV001", drop_name))
+
+    def drop_input_schema(s):
+        del s.listing["result"]["tools"][0]["inputSchema"]
+    out.append(("drop inputSchema", "TL001", drop_input_schema))
+
+    def rename_tools(s):
+        s.listing["result"]["items"] = s.listing["result"].pop("tools")
+    out.append(("tools/list result without tools", "SV003", rename_tools))
+
+    def bad_base64(s):
+        s.calls[0].result["result"]["content"] = [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]
+        s.calls[0].result["result"].pop("isError", None)
+    out.append(("image data not base64", "TL015", bad_base64))
+
+    def no_mime(s):
+        s.calls[0].result["result"]["content"].append({"type": "image", "data": "AAAA"})
+    out.append(("image without mimeType", "TL015", no_mime))
+
+    def unknown_block(s):
+        s.calls[0].result["result"]["content"].append({"type": "video", "url": "https://x.example/v"})
+    out.append(("unknown content block type", "TL014", unknown_block))
+
+    def drop_content(s):
+        del s.calls[0].result["result"]["content"]
+    out.append(("result without content", "TL014", drop_content))
+
+    def broken_schema(s):
+        s.listing["result"]["tools"][0]["inputSchema"]["properties"]["zz"] = {"type": "strng"}
+    out.append(("inputSchema with unknown type name", "TL002", broken_schema))
+
+    def progress_without_value(s):
+        s.lines.insert(3, ("S", {"jsonrpc": "2.0", "method": "notifications/progress",
+                                 "params": {"progressToken": "p0"}}))
+        s.calls[0].request["params"].setdefault("_meta", {})["progressToken"] = "p0"
+    out.append(("progress without progress", "SV002", progress_without_value))
+
+    required = [c for c in session.calls if c.tool["inputSchema"].get("required")]
+    if required:
+        def drop_required_argument(s):
+            c = next(c for c in s.calls if c.tool["inputSchema"].get("required"))
+            c.request["params"]["arguments"].pop(c.tool["inputSchema"]["required"][0], None)
+        out.append(("required argument missing", "TL008", drop_required_argument))
+
+    if not at_least(v, protocol.V2025_06_18):
+        def structured_early(s):
+            s.calls[0].result["result"]["structuredContent"] = {"a": 1}
+        out.append(("structuredContent before 2025-06-18", "TL012", structured_early))
+
+        def elicit_early(s):
+            s.lines.append(("S", {"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create", "params": {
+                "message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}))
+            s.lines.append(("C", {"jsonrpc": "2.0", "id": "e1", "error": {"code": -32601, "message": "nope"}}))
+        out.append(("elicitation/create before 2025-06-18", "SV004", elicit_early))
+
+    if v == protocol.V2024_11_05:
+        def audio_early(s):
+            s.calls[0].result["result"]["content"].append({"type": "audio", "data": "AAAA", "mimeType": "audio/wav"})
+        out.append(("audio block in 2024-11-05", "TL014", audio_early))
+
+    with_output = [c for c in session.calls if "outputSchema" in c.tool and not c.result["result"].get("isError")]
+    if with_output:
+        def drop_structured(s):
+            c = next(c for c in s.calls if "outputSchema" in c.tool and not c.result["result"].get("isError"))
+            del c.result["result"]["structuredContent"]
+        out.append(("structuredContent missing", "TL010", drop_structured))
+
+        def wrong_structured(s):
+            c = next(c for c in s.calls if "outputSchema" in c.tool and not c.result["result"].get("isError"))
+            c.tool["outputSchema"]["properties"]["zz"] = {"type": "integer"}
+            c.tool["outputSchema"]["required"] = ["zz"]
+            c.result["result"]["structuredContent"]["zz"] = "not an integer"
+        out.append(("structuredContent against outputSchema", "TL011", wrong_structured))
+
+        def drop_mirror(s):
+            c = next(c for c in s.calls if "outputSchema" in c.tool and not c.result["result"].get("isError"))
+            c.result["result"]["content"] = [b for b in c.result["result"]["content"] if b["type"] != "text"]
+        out.append(("no text mirror", "TL013", drop_mirror))
+
+        if not session.modern:
+            def array_structured(s):
+                c = next(c for c in s.calls if "outputSchema" in c.tool and not c.result["result"].get("isError"))
+                c.result["result"]["structuredContent"] = [1, 2]
+            out.append(("structuredContent not an object", "TL012", array_structured))
+
+    if at_least(v, protocol.V2025_11_25):
+        def spaced_name(s):
+            tool = s.listing["result"]["tools"][0]
+            old = tool["name"]
+            tool["name"] = old + " x"
+            for c in s.calls:
+                if c.request["params"]["name"] == old:
+                    c.request["params"]["name"] = tool["name"]
+        out.append(("tool name with a space", "TL004", spaced_name))
+
+        def duplicate(s):
+            s.listing["result"]["tools"].append(copy.deepcopy(s.listing["result"]["tools"][0]))
+        out.append(("duplicate tool", "TL005", duplicate))
+
+    if session.modern:
+        def ping(s):
+            s.lines.append(("C", s.request("ping-1", "ping")))
+        out.append(("ping in 2026-07-28", "SV004", ping))
+
+        def header_on_number(s):
+            s.listing["result"]["tools"][0]["inputSchema"]["properties"]["n"] = {"type": "number",
+                                                                                 "x-mcp-header": "N"}
+        out.append(("x-mcp-header on a number", "TL018", header_on_number))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tool_sessions(), st.data())
+def test_each_mutation_draws_its_code(session, data):
+    name, expected, mutate = data.draw(st.sampled_from(_mutations(session)), label="mutation")
+    mutate(session)
+    text = session.render()
+    assert expected in codes(text), f"{name}: expected {expected}\n{text}\n{family(text)}"
+
+
+# -- TL001-TL005 ----------------------------------------------------------------------------
+def test_tool_definitions_with_extra_members_are_fine():
+    tools = [{"name": "a", "title": "A", "description": "d", "inputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": False},
+        "annotations": {"readOnlyHint": True}, "icons": [{"src": "https://x.example/i.png"}],
+        "execution": {"taskSupport": "optional"}, "x-vendor": 1}]
+    for version in protocol.VERSIONS[:4]:
+        assert family(listing(version, tools)) == []
+
+
+def test_tl001_reports_every_problem_of_an_entry_once():
+    found = family(listing("2025-06-18", [{"inputSchema": {"type": "array", "properties": [], "required": "a"}},
+                                          "t2"]))
+    assert [(line, code) for line, code, _, _ in found] == [(3, "TL001"), (3, "TL001")]
+
+
+def test_tl002_is_a_warning_before_2025_11_25_and_error_after():
+    tools = [{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "strng"}}}}]
+    assert family(listing("2025-06-18", tools)) == [(3, "TL002", "warning", "high")]
+    assert family(listing("2025-11-25", tools)) == [(3, "TL002", "error", "high")]
+
+
+def test_tl002_honours_declared_dialect():
+    draft7 = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+              "properties": {"x": {"type": "string"}}, "definitions": {"d": {"type": "integer"}}}
+    assert family(listing("2025-11-25", [{"name": "a", "inputSchema": draft7}])) == []
+
+
+def test_tl003_legacy_versions_and_modern_any_schema():
+    tools = [{"name": "a", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}}]
+    assert family(listing("2025-06-18", tools)) == [(3, "TL003", "error", "high")]
+    modern = ('C→S {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{' + MODERN_META + '}}\n'
+              'S→C {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":' + orjson.dumps(tools).decode()
+              + ',"ttlMs":1,"cacheScope":"public",' + RESULT_META + '}}\n')
+    assert family(modern) == []
+
+
+def test_tl004_names_within_the_limits_pass():
+    tools = [{"name": "a" * 128, "inputSchema": {"type": "object"}},
+             {"name": "ns.tool-name_2", "inputSchema": {"type": "object"}}]
+    assert family(listing("2025-11-25", tools)) == []
+    too_long = [{"name": "a" * 129, "inputSchema": {"type": "object"}}]
+    assert family(listing("2025-11-25", too_long)) == [(3, "TL004", "warning", "high")]
+    assert family(listing("2025-06-18", [{"name": "get weather", "inputSchema": {"type": "object"}}])) == []
+
+
+def test_tl005_a_new_traversal_starts_afresh():
+    tools = [{"name": "a", "inputSchema": {"type": "object"}}]
+    text = listing("2025-11-25", tools) + ('C→S {"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+                                           'S→C {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}\n')
+    assert family(text) == []
+
+
+# -- TL008/TL009 ----------------------------------------------------------------------------
+ADD = {"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}}
+
+
+def test_no_listing_means_no_argument_checks():
+    text = '# init 2025-06-18 C={} S={"tools":{}}\n' + call(1, "add", {}, {"content": []})
+    assert family(text) == []
+
+
+def test_missing_arguments_count_as_empty_object():
+    text = listing("2025-06-18", [ADD]) + ('C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add"}}\n'
+                                           'S→C {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"a required"}}\n')
+    assert family(text) == [(4, "TL008", "warning", "high")]
+
+
+def test_stale_listing_lowers_confidence():
+    text = listing("2025-06-18", [ADD], 'S→C {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n') \
+        + call(2, "add", {}, '"error":{"code":-32602,"message":"a required"}')
+    assert family(text) == [(5, "TL008", "warning", "low")]
+
+
+def test_tl009_channel_per_version():
+    iserror = {"content": [{"type": "text", "text": "a is required"}], "isError": True}
+    assert family(listing("2025-11-25", [ADD]) + call(2, "add", {}, iserror)) == [(4, "TL008", "warning", "high")]
+    protocol_error = '"error":{"code":-32602,"message":"a is required"}'
+    assert family(listing("2025-06-18", [ADD]) + call(2, "add", {}, protocol_error)) == [(4, "TL008", "warning", "high")]
+    internal = '"error":{"code":-32603,"message":"crashed"}'
+    assert ("TL009" not in codes(listing("2025-11-25", [ADD]) + call(2, "add", {}, internal)))
+
+
+def test_valid_arguments_with_integer_valued_floats_pass():
+    tool = {"name": "n", "inputSchema": {"type": "object", "properties": {"k": {"type": "integer"}}}}
+    assert family(listing("2025-11-25", [tool]) + call(2, "n", {"k": 3.0}, {"content": []})) == []
+
+
+# -- TL010-TL013 ----------------------------------------------------------------------------
+def test_structured_output_rules_are_quiet_on_iserror_results():
+    failed = {"content": [{"type": "text", "text": "boom"}], "isError": True}
+    assert family(listing("2025-06-18", [WEATHER]) + call(2, "weather", {"city": "Oslo"}, failed)) == []
+
+
+def test_invalid_structured_content_on_an_error_result_is_a_warning():
+    failed = {"content": [{"type": "text", "text": "{}"}], "structuredContent": {"t": "x"}, "isError": True}
+    found = family(listing("2025-06-18", [WEATHER]) + call(2, "weather", {"city": "Oslo"}, failed))
+    assert found == [(5, "TL011", "warning", "high")]
+
+
+def test_task_results_are_left_to_the_task_rules():
+    task = {"task": {"taskId": "t1", "status": "working", "createdAt": "2025-11-25T10:00:00Z",
+                     "lastUpdatedAt": "2025-11-25T10:00:00Z", "ttl": 60000}}
+    text = listing("2025-11-25", [WEATHER]) + call(2, "weather", {"city": "Oslo"}, task)
+    assert not {c for c in codes(text) if c in ("SV003", "TL010", "TL014")}
+
+
+def test_structured_content_of_unlisted_tool_is_not_judged():
+    text = '# init 2025-06-18 C={} S={"tools":{}}\n' + call(1, "weather", {}, {"content": [{"type": "text", "text": "1"}],
+                                                                             "structuredContent": {"t": "x"}})
+    assert family(text) == []
+
+
+def test_modern_structured_content_may_be_any_json_value():
+    tool = dict(WEATHER, outputSchema={"type": "array", "items": {"type": "integer"}})
+    text = ('C→S {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{' + MODERN_META + '}}\n'
+            'S→C {"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[' + orjson.dumps(tool).decode()
+            + '],"ttlMs":1,"cacheScope":"public",' + RESULT_META + '}}\n'
+            'C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"weather","arguments":{"city":"x"},'
+            + MODERN_META + '}}\n'
+            'S→C {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"[1,2]"}],'
+            '"structuredContent":[1,2],' + RESULT_META + '}}\n')
+    assert family(text) == []
+
+
+# -- TL014/TL015 ----------------------------------------------------------------------------
+def test_empty_content_is_valid_and_sampling_blocks_are_not():
+    tools = [{"name": "x", "inputSchema": {"type": "object"}}]
+    assert family(listing("2025-11-25", tools) + call(2, "x", {}, {"content": []})) == []
+    tool_use = {"content": [{"type": "tool_use", "id": "u", "name": "x", "input": {}}]}
+    assert family(listing("2025-11-25", tools) + call(2, "x", {}, tool_use)) == [(5, "TL014", "error", "high")]
+
+
+@pytest.mark.parametrize("data,expected", [
+    ("", None), ("AAAA", None), ("iVBORw0KGgo=", None),
+    ("iVBORw0KGgo", (Severity.WARNING, "lacks '=' padding")),
+    ("iVBO\nRw0K", (Severity.WARNING, "contains whitespace or line breaks")),
+    ("ab-_", (Severity.ERROR, "is base64url (with '-' and '_'), not base64")),
+    ("not base64!", (Severity.ERROR, "is not valid base64")),
+    ("é", (Severity.ERROR, "is not valid base64")),
+])
+def test_base64_problem(data, expected):
+    assert base64_problem(data) == expected
+
+
+def test_embedded_resource_blob_and_mime_type_format():
+    result = {"content": [{"type": "resource", "resource": {"uri": "file:///a", "blob": "%%%"}},
+                          {"type": "image", "data": "AAAA", "mimeType": "png"}]}
+    text = listing("2025-06-18", [{"name": "x", "inputSchema": {"type": "object"}}]) + call(2, "x", {}, result)
+    found = [f for f in run_transcript(text) if f.code == "TL015"]
+    assert len(found) == 1 and found[0].severity is Severity.ERROR
+    assert "content[0].resource.blob is not valid base64" in found[0].message
+    assert "content[1].mimeType 'png'" in found[0].message
+
+
+# -- TL017/TL018 ----------------------------------------------------------------------------
+def modern_list(id_: int, tools: list[dict], cursor: str | None = None, next_cursor: str | None = None) -> str:
+    params = '"params":{' + (f'"cursor":"{cursor}",' if cursor else "") + MODERN_META + "}"
+    extra = f',"nextCursor":"{next_cursor}"' if next_cursor else ""
+    return (f'C→S {{"jsonrpc":"2.0","id":{id_},"method":"tools/list",{params}}}\n'
+            f'S→C {{"jsonrpc":"2.0","id":{id_},"result":{{"resultType":"complete","tools":{orjson.dumps(tools).decode()}'
+            f'{extra},"ttlMs":1,"cacheScope":"public",{RESULT_META}}}}}\n')
+
+
+A = {"name": "a", "inputSchema": {"type": "object"}}
+B = {"name": "b", "inputSchema": {"type": "object"}}
+
+
+def test_tl017_list_change_notification_explains_a_new_list():
+    notify = 'S→C {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+    assert family(modern_list(1, [A]) + notify + modern_list(2, [A, B])) == []
+    assert family(modern_list(1, [A]) + modern_list(2, [A, B])) == [(4, "TL017", "warning", "low")]
+
+
+def test_tl017_compares_whole_traversals():
+    paged = modern_list(1, [A], next_cursor="p2") + modern_list(2, [B], cursor="p2")
+    again = modern_list(3, [A, B])
+    assert family(paged + again) == []
+
+
+def test_tl017_is_modern_only():
+    text = listing("2025-11-25", [A]) + ('C→S {"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+                                         'S→C {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}\n')
+    assert "TL017" not in codes(text)
+
+
+def test_x_mcp_header_reachability_and_types():
+    schema = {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "opts": {"type": "object", "properties": {"flag": {"type": ["boolean", "null"], "x-mcp-header": "Flag"}}},
+        "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}},
+        "x-mcp-header": {"type": "string"}}}
+    found = {path: reachable for path, _, _, reachable in header_annotations(schema)}
+    assert found == {("properties", "region"): True, ("properties", "opts", "properties", "flag"): True,
+                     ("properties", "list", "items"): False}
+    problems = header_problems(schema)
+    assert len(problems) == 1 and "not reachable" in problems[0][1]
+
+
+@pytest.mark.parametrize("value,fragment", [
+    ("", "is empty"), ("A B", "not an HTTP field-name token"), ("A\nB", "control characters"), (7, "not a string"),
+])
+def test_x_mcp_header_value_rules(value, fragment):
+    schema = {"type": "object", "properties": {"a": {"type": "string", "x-mcp-header": value}}}
+    assert any(fragment in text for _, text in header_problems(schema))
+
+
+def test_x_mcp_header_without_type_is_a_warning_and_legacy_ignores_it():
+    tool = {"name": "q", "inputSchema": {"type": "object", "properties": {"a": {"enum": ["x"], "x-mcp-header": "A"}}}}
+    assert family(modern_list(1, [tool])) == [(2, "TL018", "warning", "high")]
+    assert family(listing("2025-11-25", [tool])) == []
