@@ -140,6 +140,14 @@ class Session:
         out.sort(key=lambda e: e.record.line)
         return out
 
+    def retire_token(self, sender: Direction, request: Record) -> None:
+        """End the progress token of ``sender``'s ``request`` (a 2025-11-25 task reached a terminal
+        status: its token stayed live after the CreateTaskResult until now)."""
+        entry = self.requests[sender].get(id_key(request.id))
+        if entry is not None and entry.token is not None and self.tokens[sender].get(entry.token) is entry:
+            del self.tokens[sender][entry.token]
+            self.finished_tokens[sender][entry.token] = entry
+
     def release(self) -> None:
         """Drop the per-request tables once the session was finished (bounded memory)."""
         for table in (self.requests, self.pending, self.tokens, self.finished_tokens):

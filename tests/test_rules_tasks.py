@@ -629,3 +629,21 @@ def test_mutations_are_reported_under_their_code(kind):
         assert expected in found, f"{kind}: expected {expected}, got {sorted(found)}\n{session.text()}"
 
     check()
+
+
+def test_task_token_can_be_reused_after_the_task_ended():
+    """The token of a finished task is free again: no PR002 for a new request that reuses it."""
+    from tests.ruledocs import run_transcript
+
+    text = '''# init 2025-11-25 C={} S={"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}
+C→S {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+S→C {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}}]}}
+C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"task":{"ttl":60000},"_meta":{"progressToken":"p"}}}
+S→C {"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"T1","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:00Z","ttl":60000}}}
+C→S {"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"T1"}}
+S→C {"jsonrpc":"2.0","id":3,"result":{"taskId":"T1","status":"completed","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:01Z","ttl":60000}}
+C→S {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":"p"}}}
+S→C {"jsonrpc":"2.0","id":4,"result":{"content":[]}}
+'''
+    codes = [f.code for f in run_transcript(text)]
+    assert "PR002" not in codes

@@ -132,8 +132,8 @@ class ProgressAfterCompletion(ProgressRule):
 
     def check(self, record, session):
         ref = record.target
-        if ref is None or ref.finished is None:
-            return
+        if ref is None or ref.finished is None or ref.finished.task:
+            return  # a task's token ends with the task, not the response (PR007)
         entry = ref.finished
         yield self.report(
             record,

@@ -347,7 +347,7 @@ class TaskTracker(Tracker):
             return
         if record.kind is Kind.NOTIFICATION:
             for requestor, task, _ in observations(record):
-                self._observe(facts, requestor, task, record)
+                self._observe(facts, requestor, task, record, session)
             return
         request = record.request
         if request is None or not request.has_id:
@@ -363,7 +363,7 @@ class TaskTracker(Tracker):
             facts.tasks[(state.requestor, state.task_id)] = state
             facts.by_request[key] = state
             session.file_state.setdefault("tasks.ids", set()).add((record.direction.other, state.task_id))
-            self._observe(facts, state.requestor, task, record)
+            self._observe(facts, state.requestor, task, record, session)
             return
         method = request.method
         if method == "tasks/result" and op is not None and op.state is not None:
@@ -371,7 +371,7 @@ class TaskTracker(Tracker):
         elif method == "tasks/cancel" and op is not None and op.status in TERMINAL:
             return  # a terminal task cannot be cancelled (TK011): keep its status
         for requestor, item, _ in observations(record):
-            self._observe(facts, requestor, item, record)
+            self._observe(facts, requestor, item, record, session)
         if method == "tasks/list" and record.kind is Kind.RESULT:
             self._list_page(record, facts)
 
@@ -393,7 +393,7 @@ class TaskTracker(Tracker):
         state.last_poll = record
 
     @staticmethod
-    def _observe(facts: TaskFacts, requestor: Direction, task: Any, record: Record) -> None:
+    def _observe(facts: TaskFacts, requestor: Direction, task: Any, record: Record, session) -> None:
         task_id = task_id_of(task)
         if not isinstance(task_id, str):
             return
@@ -416,6 +416,8 @@ class TaskTracker(Tracker):
             state.history.append((status, record.line))
         if status in TERMINAL and state.terminal is None:
             state.terminal = record
+            if state.request is not None:
+                session.retire_token(requestor, state.request)  # progress for the task ends here
 
     @staticmethod
     def _list_page(record: Record, facts: TaskFacts) -> None:
@@ -1108,7 +1110,7 @@ class TaskProgressToken(TaskRule):
             return
         facts = facts_of(session)
         ref = record.target
-        entry = ref.live if ref is not None else None
+        entry = (ref.live or ref.finished) if ref is not None else None
         if entry is not None and entry.task and entry.record.has_id:
             state = facts.by_request.get((ref.requester, id_key(entry.record.id)))
             if state is not None and state.terminal is not None and state.terminal.line < record.line:
