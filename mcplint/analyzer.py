@@ -196,14 +196,23 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     return ProgressRef(token, requester, live, finished)
 
 
-def is_modern_request(record: Record) -> bool:
-    """A request in the 2026-07-28 envelope: ``_meta`` protocol version, or server/discover."""
+def is_modern_request(record: Record, strict: bool = True) -> bool:
+    """A request in the 2026-07-28 envelope: server/discover, or a ``_meta`` protocol version.
+
+    Not ``strict``: any of the envelope's ``_meta`` keys counts (a first request that forgot
+    protocolVersion still opens a stateless session, and MD001 reports it); a handshake session
+    is only left for a new one on the strict signal.
+    """
     if record.method == "server/discover":
         return True
     params = record.params
     if isinstance(params, dict):
         meta = params.get("_meta")
-        return isinstance(meta, dict) and protocol.PROTOCOL_VERSION_META in meta
+        if not isinstance(meta, dict):
+            return False
+        if strict:
+            return protocol.PROTOCOL_VERSION_META in meta
+        return not protocol.MODERN_REQUEST_META.isdisjoint(meta)
     return False
 
 
@@ -343,7 +352,7 @@ class Analyzer:
         if direction is not None and direction not in session.first_message:
             session.first_message[direction] = record
             if session.messages == 0 and not (record.kind is Kind.REQUEST and (
-                    record.method == "initialize" or is_modern_request(record))):
+                    record.method == "initialize" or is_modern_request(record, strict=False))):
                 session.midstream = True
         kind = record.kind
         if kind is Kind.NOTIFICATION and record.method == "notifications/progress":
@@ -354,7 +363,7 @@ class Analyzer:
             if session.era is None:
                 if record.method == "initialize":
                     session.era = "legacy"
-                elif is_modern_request(record):
+                elif is_modern_request(record, strict=False):
                     session.era = "modern"
             if session.modern and direction is Direction.C2S:
                 record.version = _modern_version(record) or session.version

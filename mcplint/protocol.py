@@ -24,6 +24,9 @@ LATEST_LEGACY = V2025_11_25
 
 PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+#: ``_meta`` keys that only 2026-07-28 requests carry (the stateless envelope)
+MODERN_REQUEST_META = frozenset({PROTOCOL_VERSION_META, CLIENT_CAPABILITIES_META,
+                                 "io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/logLevel"})
 
 
 def since(version: str) -> frozenset[str]:

@@ -239,9 +239,16 @@ def test_feature_rules_survive_arbitrary_payloads(version, exchanges):
     lines = [] if version == MODERN else [f"# init {version} C={{}} S={{}}"]
     for number, (method, params, result, server_sends) in enumerate(exchanges, 1):
         sender, other = ("S→C", "C→S") if server_sends else ("C→S", "S→C")
+        if version == MODERN and not server_sends and isinstance(params, dict):
+            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            params = {**params, "_meta": {**meta, "io.modelcontextprotocol/protocolVersion": MODERN,
+                                          "io.modelcontextprotocol/clientCapabilities": {}}}
         request = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
         lines.append(f"{sender} {orjson.dumps(request).decode()}")
         if not method.startswith("notifications/"):
             answer = {"jsonrpc": "2.0", "id": number, "result": result}
+            if isinstance(result, bool):  # an error answer instead
+                answer = {"jsonrpc": "2.0", "id": number, "error": {
+                    "code": -32002 if result else -32603, "message": "unknown prompt, cursor not found"}}
             lines.append(f"{other} {orjson.dumps(answer).decode()}")
     run_transcript("\n".join(lines) + "\n")  # must not raise

@@ -24,7 +24,8 @@ def summary_line(findings, summary) -> str:
     sessions = _plural(summary.session_count(), "session")
     if not findings:
         return f"All checks passed: {files}, {sessions}, {_plural(summary.records, 'record')}."
-    parts = ", ".join(_plural(counts[s], s.value) for s in Severity if counts[s])
+    parts = ", ".join(f"{counts[s]} {s.value}" if s is Severity.INFO else _plural(counts[s], s.value)
+                      for s in Severity if counts[s])
     return f"Found {_plural(len(findings), 'finding')} ({parts}) in {files}, {sessions}."
 
 

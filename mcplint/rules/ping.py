@@ -88,6 +88,8 @@ class PingUnanswered(Rule):
             return
         if record.kind is Kind.NOTIFICATION:
             entry = session.find_request(record.direction, params_of(record).get("requestId"))
+            if entry is not None and entry.record.method == "ping":
+                self._open(session, record.direction).pop(id_key(entry.record.id), None)
             if entry is not None and entry.record.method == "ping" and entry.pending and entry.cancel is None:
                 yield self.report(record, f"The {record.direction.sender} gave up on ping "
                                           f"{fmt_id(entry.record.id)}: the "
@@ -100,22 +102,34 @@ class PingUnanswered(Rule):
                                           f"{record.direction.sender} sent this ping, although the "
                                           f"{record.direction.other.sender} answered later requests",
                                   related=[(overdue, "unanswered ping")])
+            if record.has_id:
+                self._open(session, record.direction)[id_key(record.id)] = record
         elif record.answer in ("ok", "after-cancel") and record.request is not None:
+            self._open(session, record.direction.other).pop(id_key(record.request.id), None)
             start, end = record.request.t, record.t
             if start is not None and end is not None and end - start > PING_TIMEOUT:
                 yield self.report(record, f"Ping {fmt_id(record.id)} was answered after {end - start:.1f} s "
                                           f"(more than {PING_TIMEOUT:.0f} s): not promptly",
                                   party="sender", related=[(record.request, "ping")])
 
+    def _open(self, session, sender) -> dict:
+        """The sender's pings not yet answered (id_key -> request), kept so that the common case,
+        no ping open, costs nothing."""
+        return session.state_for(self).setdefault(sender, {})
+
     def _overtaken(self, record: Record, session) -> Record | None:
         """The sender's earlier ping, still unanswered although the receiver answered a later request."""
-        reported = session.state_for(self).setdefault("reported", set())
+        state = session.state_for(self)
+        open_pings = self._open(session, record.direction)
+        if not open_pings:
+            return None
+        reported = state.setdefault("reported", set())
         answered_later = False
         for count, entry in enumerate(reversed(session.requests[record.direction].values())):
             if count >= _LOOKBACK:
                 break
-            if entry.record.method == "ping" and entry.pending and entry.cancel is None:
-                key = id_key(entry.record.id)
+            key = id_key(entry.record.id)
+            if key in open_pings and entry.record.method == "ping" and entry.pending and entry.cancel is None:
                 if answered_later and key not in reported:
                     reported.add(key)
                     return entry.record
