@@ -46,8 +46,11 @@ EXPECTED = {
     # 2026-07-28 over stdio (server/discover, then stateless requests; sampling and elicitation
     # come back as InputRequiredResult rounds): log messages without `logging` are LG001 there.
     "auto": COMMON | {("LG001", MSG)},
+    # pinned without a probe: the same log messages, but no discover result says what the
+    # server declared, so mcplint cannot tell (and says nothing)
+    "2026-07-28": COMMON,
 }
-NEGOTIATED = {"auto": "2026-07-28"}
+NEGOTIATED = {"auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))

@@ -125,9 +125,16 @@ def drive(params, body, *, mode: str = "legacy", version: str | None = None, err
     """Run one client session synchronously (pytest tests are sync); ``body(client, facts)``
     may note what it saw in ``facts``, which is returned."""
     facts: dict = {}
-    with pinned_handshake_version(version), open(errlog_path, "w") as errlog:
-        anyio.run(lambda: run_client(params, lambda client: body(client, facts), mode=mode, errlog=errlog,
-                                     **options))
+    try:
+        with pinned_handshake_version(version), open(errlog_path, "w") as errlog:
+            anyio.run(lambda: run_client(params, lambda client: body(client, facts), mode=mode, errlog=errlog,
+                                         **options))
+    except Exception as exc:  # say what the server and the capture saw, not just the client's error
+        capture = Path(params.args[params.args.index("-o") + 1])
+        tail = capture.read_text(encoding="utf-8", errors="replace").splitlines()[-8:] if capture.exists() else []
+        log = errlog_path.read_text(encoding="utf-8", errors="replace")[-3000:]
+        raise AssertionError(f"the session failed: {exc!r}\nstderr of proxy and server:\n{log}\n"
+                             "last capture records:\n" + "\n".join(tail)) from exc
     return facts
 
 
@@ -195,13 +202,15 @@ def install_node_servers() -> tuple[Path | None, str]:
 #: How the SDK client is made to speak each revision: the handshake revisions below its newest are
 #: offered by pinning ``initialize``; its newest handshake revision is its default in ``legacy``
 #: mode; 2026-07-28 comes from ``auto`` mode, which probes ``server/discover`` first (and falls back
-#: to ``initialize`` when the server does not know it, as the TypeScript servers do).
+#: to ``initialize`` when the server does not know it, as the TypeScript servers do), or from
+#: pinning it, when the client starts with stateless requests and sends no probe at all.
 RUNS = {
     "2024-11-05": {"mode": "legacy", "version": "2024-11-05", "elicitation": False},
     "2025-03-26": {"mode": "legacy", "version": "2025-03-26", "elicitation": False},
     "2025-06-18": {"mode": "legacy", "version": "2025-06-18"},
     "2025-11-25": {"mode": "legacy"},
     "auto": {"mode": "auto", "log_level": "info"},
+    "2026-07-28": {"mode": "2026-07-28", "log_level": "info"},  # adopted without a discover probe
 }
 
 
