@@ -56,12 +56,12 @@ EVERYTHING = {
     # `server/discover` answered with -32601, then initialize at 2025-11-25: nothing to report.
     "auto": COMMON,
 }
-#: EL010 (heuristic) reads "do not give us your phone number, pin, or other sensitive info" in
-#: the description of a "favorite integer" field as a request for sensitive data.
+#: Known false positives of mcplint on these servers (none today: EL010 once read "do not give us
+#: your phone number, pin, or other sensitive info" in a field description as asking for them).
 EVERYTHING_FALSE_POSITIVES = {
     "2024-11-05": set(),
-    "2025-06-18": {("EL010", ELICIT)},
-    "auto": {("EL010", ELICIT)},
+    "2025-06-18": set(),
+    "auto": set(),
 }
 FILESYSTEM = {
     "2024-11-05": COMMON | STRUCTURED_BEFORE_2025_06_18,

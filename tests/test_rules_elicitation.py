@@ -307,3 +307,12 @@ def test_unanswered_or_unknown_input_response_keys_are_left_to_mrtr():
     script.emit("C→S", {"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": {
         "name": "work", "inputResponses": {"zzz": {"action": "nope"}}, "_meta": script.meta()}})
     assert findings(script, "EL") == []
+
+
+def test_description_warning_against_secrets_is_not_a_request_for_them():
+    from mcplint.rules.elicitation import sensitive_fields
+
+    params = {"message": "x", "requestedSchema": {"type": "object", "properties": {
+        "favorite": {"type": "integer", "description": "Do not give us your phone number, PIN or other sensitive info"},
+        "pin": {"type": "string"}}}}
+    assert sensitive_fields(params)[0] == ["pin"]

@@ -576,9 +576,13 @@ def sensitive_fields(params: Any) -> tuple[list[str], bool]:
                 or prop.get("format") == "password":
             names.append(name)
             strong = True
-        elif any(_SENSITIVE.search(t) or _WEAK.search(t) for t in texts):
+        elif any((_SENSITIVE.search(t) or _WEAK.search(t)) and not _NEGATED.search(t) for t in texts):
             names.append(name)
     return names, strong
+
+
+#: "do not enter your PIN": a description that warns against a secret does not ask for one
+_NEGATED = re.compile(r"(?i)\b(?:do not|don't|never|not|no|without|avoid)\b")
 
 
 @rule
