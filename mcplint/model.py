@@ -100,6 +100,8 @@ class Record:
     continues: int | None = None  # CONTINUATION: line of the message this line belongs to
     span: int = 1  # number of input lines the message occupied (IO003)
     session_key: str | None = None  # as given by the capture (canonical ``session`` field)
+    transport: str | None = None  # "stdio" | "http" when the input format knows
+    http: Any = None  # HTTP facts (method, url, status, headers, SSE event id) from HTTP captures
     # facts filled in by the analyzer
     session: Any = None
     version: str | None = None  # protocol version string in effect for this record

@@ -43,6 +43,8 @@ class Frame:
     msg: Any = _UNSET  # already parsed value (canonical ``msg`` field)
     flags: frozenset[str] = frozenset()
     error: str | None = None
+    transport: str | None = None  # "stdio" | "http" when the format knows
+    http: Any = None  # HTTP facts of the exchange that carried the message (HAR readers)
 
 
 def _utf16(data: bytes) -> str | None:
@@ -140,6 +142,8 @@ def _stamp(record: Record, frame: Frame, flags: frozenset[str]) -> Record:
         target.t = frame.t
         target.flags = flags
         target.session_key = frame.session
+        target.transport = frame.transport
+        target.http = frame.http
     return record
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
@@ -23,7 +24,6 @@ MAX_LINE_BYTES = 64 << 20
 SNIFF_LINES = 50
 SNIFF_BYTES = 1 << 20
 
-FORMATS = ("jsonl", "capture", "transcript")
 
 
 def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, bool]]:
@@ -193,35 +193,77 @@ def read_transcript(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             yield Frame(number, text, flags=flags, observed=False)
 
 
-READERS: dict[str, Callable[[Iterable[tuple[bytes, bool]]], Iterator[Frame]]] = {
-    "jsonl": read_jsonl,
-    "capture": read_capture,
-    "transcript": read_transcript,
-}
+@dataclass(frozen=True)
+class InputFormat:
+    """One input format: its reader and how to recognise it.
+
+    ``sniff`` gets the first lines (decoded, stripped) and returns a score from 0 (not this
+    format) to 100 (certainly this format); the highest score wins.
+    """
+
+    name: str
+    read: Callable[[Iterable[tuple[bytes, bool]]], Iterator[Frame]]
+    sniff: Callable[[list[str]], int]
+    description: str
+
+
+def _sniff_transcript(head: list[str]) -> int:
+    arrows = sum(1 for text in head if _ARROW.match(text))
+    plain = sum(1 for text in head if text and not text.startswith("#") and not _ARROW.match(text))
+    return 90 if arrows and arrows >= plain else 0
+
+
+def _sniff_capture(head: list[str]) -> int:
+    first = next((text for text in head if text and not text.startswith("#")), "")
+    if not first.startswith("{"):
+        return 0
+    try:
+        value = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return 0
+    if isinstance(value, dict) and value.get("dir") in _CAPTURE_DIRS and ("raw" in value or "msg" in value):
+        return 95
+    return 0
+
+
+def _sniff_jsonl(head: list[str]) -> int:
+    return 10  # the fallback: JSON-RPC lines, or anything line-based a server wrote to stdout
+
+
+#: Every input format, in order of preference on equal scores. New formats register here (see
+#: ``register_format``); redaction, sniffing and ``--input-format`` follow automatically.
+INPUT_FORMATS: dict[str, InputFormat] = {}
+READERS: dict[str, Callable[[Iterable[tuple[bytes, bool]]], Iterator[Frame]]] = {}
+
+
+def register_format(fmt: InputFormat) -> InputFormat:
+    INPUT_FORMATS[fmt.name] = fmt
+    READERS[fmt.name] = fmt.read
+    return fmt
+
+
+register_format(InputFormat("jsonl", read_jsonl, _sniff_jsonl,
+                            "plain JSON Lines of JSON-RPC messages (direction inferred)"))
+register_format(InputFormat("capture", read_capture, _sniff_capture,
+                            "mcplint's canonical capture format (ts, dir, raw/msg)"))
+register_format(InputFormat("transcript", read_transcript, _sniff_transcript,
+                            "transcript notation (C→S / S→C lines)"))
 
 
 def sniff(head: list[bytes]) -> str:
-    """Name the format of a file from its first lines."""
-    arrows = plain = 0
-    for data in head:
-        text = data.decode("utf-8", "replace").lstrip("\ufeff").strip()
-        if not text or text.startswith("#"):
-            continue
-        if _ARROW.match(text):
-            arrows += 1
-            continue
-        plain += 1
-        if plain == 1 and text.startswith("{"):
-            try:
-                value = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                continue
-            if isinstance(value, dict) and value.get("dir") in _CAPTURE_DIRS and (
-                    "raw" in value or "msg" in value):
-                return "capture"
-    if arrows and arrows >= plain:
-        return "transcript"
-    return "jsonl"
+    """Name the format of a file from its first lines (the best-scoring registered format)."""
+    texts = [data.decode("utf-8", "replace").lstrip("\ufeff").strip() for data in head]
+    best, score = "jsonl", -1
+    for fmt in INPUT_FORMATS.values():
+        value = fmt.sniff(texts)
+        if value > score:
+            best, score = fmt.name, value
+    return best
+
+
+def formats() -> tuple[str, ...]:
+    """Names of the registered input formats (for ``--input-format``)."""
+    return tuple(INPUT_FORMATS)
 
 
 def open_frames(stream: IO[bytes], input_format: str = "auto") -> tuple[str, Iterator[Frame]]:
@@ -236,3 +278,15 @@ def open_frames(stream: IO[bytes], input_format: str = "auto") -> tuple[str, Ite
             break
     fmt = input_format if input_format != "auto" else sniff([d for d, _ in head])
     return fmt, READERS[fmt](itertools.chain(head, lines))
+
+
+#: Modules that register further input formats (host logs, HAR, ...), imported once here.
+FORMAT_MODULES: tuple[str, ...] = ()
+
+for _module in FORMAT_MODULES:
+    import importlib
+
+    importlib.import_module(_module)
+
+#: Names of every input format, for ``--input-format`` choices.
+FORMATS: tuple[str, ...] = tuple(INPUT_FORMATS)
