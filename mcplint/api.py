@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mcplint import progress_bar
@@ -51,6 +51,7 @@ class LintOptions:
     input_format: str = "auto"
     protocol_version: str | None = None
     stdin_filename: str = "-"
+    rule_options: dict = field(default_factory=dict)  # code -> validated per-rule options
 
 
 def _counted(records: Iterable[Record], summary: RunSummary) -> Iterator[Record]:
@@ -90,8 +91,11 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
 
 
 def _lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:
+    from mcplint.settings import configure
+
     registry = load_rules()
-    return _lint_file(name, [registry[code]() for code in codes], options)
+    rules = configure([registry[code]() for code in codes], options.rule_options)
+    return _lint_file(name, rules, options)
 
 
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,

@@ -16,7 +16,10 @@ from mcplint.readers import FORMATS
 from mcplint.report import COLORED, REPORTERS
 from mcplint.report.text import statistics
 from mcplint.rules import load
-from mcplint.select import SelectionError, select_rules
+from mcplint.config import Config, ConfigError, Loaded
+from mcplint.config import load as load_config
+from mcplint.settings import apply as apply_settings
+from mcplint.settings import resolve_settings
 
 SEVERITIES = click.Choice([s.value for s in Severity])
 
@@ -37,17 +40,16 @@ def main() -> None:
               help="Input format; sniffed from the first lines by default.")
 @click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
               help="Revision to assume when the capture starts after initialize.")
-@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="full", show_default=True,
-              envvar="MCPLINT_OUTPUT_FORMAT")
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), envvar="MCPLINT_OUTPUT_FORMAT",
+              help="Output format (default: full, or output-format from the configuration).")
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True),
               help="Write results to this file instead of stdout.")
 @click.option("--select", multiple=True, metavar="RULES",
-              help="Rules to run: codes, prefixes, names or ALL (comma-separated, repeatable).")
+              help="Rules to run: codes, prefixes, names, categories or ALL (comma-separated, repeatable).")
+@click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to add to the selection.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to skip (same syntax as --select).")
-@click.option("--fail-on", type=SEVERITIES, default="error", show_default=True,
-              help="Exit 1 when a finding has at least this severity.")
-@click.option("--min-severity", type=SEVERITIES, default="info", show_default=True,
-              help="Hide findings below this severity.")
+@click.option("--fail-on", type=SEVERITIES, help="Exit 1 when a finding has at least this severity [default: error].")
+@click.option("--min-severity", type=SEVERITIES, help="Hide findings below this severity [default: info].")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings exceed --fail-on.")
 @click.option("--stdin-filename", default="-", help="Name to report for input read from stdin.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
@@ -60,21 +62,28 @@ def main() -> None:
               help="Record the current findings in FILE (then exit 0).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
               help="Hide findings recorded in FILE; report entries that no longer match.")
-def check(paths, input_format, protocol_version, output_format, output_file, select, ignore,
-          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics,
-          write_baseline, baseline_file, jobs) -> None:
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
+              help="Configuration file (default: mcplint.toml, .mcplint.toml or pyproject.toml found upwards).")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+def check(paths, input_format, protocol_version, output_format, output_file, select, extend_select, ignore,
+          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics, jobs,
+          write_baseline, baseline_file, config_file, isolated) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
     """
     try:
-        rules = select_rules(_split(select), _split(ignore))
-    except SelectionError as exc:
-        raise click.UsageError(str(exc)) from exc
+        loaded = Loaded(Config(), None) if isolated else load_config(config_file)
+        settings = resolve_settings(loaded, select=_split(select), extend_select=_split(extend_select),
+                                    ignore=_split(ignore), fail_on=fail_on, min_severity=min_severity,
+                                    output_format=output_format, protocol_version=protocol_version)
+    except ConfigError as exc:
+        click.echo(f"mcplint: error: {exc}", err=True)
+        sys.exit(2)
     extra_reports = [_report_spec(spec) for spec in reports]
-    options = LintOptions(input_format, protocol_version, stdin_filename)
+    options = LintOptions(input_format, settings.protocol_version, stdin_filename, settings.rule_options)
     try:
-        findings, summary = lint_paths(list(paths), rules, options, jobs=jobs or os.cpu_count() or 1)
+        findings, summary = lint_paths(list(paths), settings.rules, options, jobs=jobs or os.cpu_count() or 1)
     except InputError as exc:
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)
@@ -84,8 +93,7 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         click.echo(f"mcplint: internal error: {type(exc).__name__}: {exc} (set MCPLINT_DEBUG=1 for the "
                    "traceback, and please report it)", err=True)
         sys.exit(2)
-    floor = Severity(min_severity)
-    shown = [f for f in findings if f.severity.rank >= floor.rank]
+    shown = apply_settings(findings, settings)
     if write_baseline:
         count = baseline.write(write_baseline, shown)
         click.echo(f"mcplint: wrote {count} finding{'s' if count != 1 else ''} to baseline {write_baseline}", err=True)
@@ -106,11 +114,11 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
             for entry in filtered.stale:
                 click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} {entry.get('message')}",
                            err=True)
-    main_format = "statistics" if statistics else output_format
+    main_format = "statistics" if statistics else settings.output_format
     _write(main_format, shown, summary, output_file, color)
     for fmt, path in extra_reports:
         _write(fmt, shown, summary, path, "never")
-    if not exit_zero and exceeds(shown, Severity(fail_on)):
+    if not exit_zero and exceeds(shown, settings.fail_on):
         sys.exit(1)
 
 

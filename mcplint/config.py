@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -107,8 +107,52 @@ class RedactConfig(_Strict):
         return [_check_regex(v) for v in value]
 
 
+_SEVERITY = Literal["error", "warning", "info"]
+
+
+def _hyphens(name: str) -> str:
+    return name.replace("_", "-")
+
+
 class Config(_Strict):
+    """The whole file: lint settings at the top level, ``redact`` for ``mcplint redact``.
+
+    Keys are written with hyphens (``fail-on``, ``per-file-ignores``), as in ruff.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_hyphens, populate_by_name=True)
+
+    select: list[str] | None = Field(default=None, description="rules to run (replaces the default set)")
+    extend_select: list[str] = Field(default_factory=list, description="rules added to the selection")
+    ignore: list[str] = Field(default_factory=list, description="rules removed from the selection")
+    fail_on: _SEVERITY | None = None
+    min_severity: _SEVERITY | None = None
+    output_format: str | None = None
+    protocol_version: str | None = Field(default=None, description='"auto" or a revision such as "2025-06-18"')
+    per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, description="glob -> rules to ignore")
+    severity: dict[str, _SEVERITY] = Field(default_factory=dict, description="rule (code or name) -> severity")
+    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule (code or name) -> options")
     redact: RedactConfig = Field(default_factory=RedactConfig)
+
+    @field_validator("protocol_version")
+    @classmethod
+    def _version(cls, value: str | None) -> str | None:
+        from mcplint.protocol import VERSIONS
+
+        if value is None or value == "auto":
+            return None
+        if value not in VERSIONS:
+            raise ValueError(f"unknown protocol version {value!r}; use auto or one of {', '.join(VERSIONS)}")
+        return value
+
+    @field_validator("output_format")
+    @classmethod
+    def _output_format(cls, value: str | None) -> str | None:
+        from mcplint.report import REPORTERS
+
+        if value is not None and value not in REPORTERS:
+            raise ValueError(f"unknown output format {value!r}; use one of {', '.join(sorted(REPORTERS))}")
+        return value
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,16 @@ def resolve(selector: str) -> set[str]:
     return matched
 
 
-def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:
+def select_rules(select: Iterable[str] = (), ignore: Iterable[str] = (), extend: Iterable[str] = ()) -> list[Rule]:
+    """Rule instances: ``select`` replaces the default set, ``extend`` adds, ``ignore`` removes."""
     registry = load()
-    chosen = set()
     select = list(select)
     if select:
-        for item in select:
-            chosen |= resolve(item)
+        chosen = set().union(*(resolve(item) for item in select))
     else:
         chosen = {code for code, cls in registry.items() if cls.default}
+    for item in extend:
+        chosen |= resolve(item)
     for item in ignore:
         chosen -= resolve(item)
     return [registry[code]() for code in sorted(chosen)]

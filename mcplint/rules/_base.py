@@ -6,6 +6,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pydantic import BaseModel, ConfigDict
+
 from mcplint import protocol
 from mcplint.excerpt import excerpt_of
 from mcplint.model import Finding, Kind, Record, Related, Severity
@@ -65,6 +67,9 @@ class Rule:
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
     default: ClassVar[bool] = True
+    #: per-rule options: a pydantic model whose fields name attributes of the rule (thresholds...);
+    #: ``[tool.mcplint.rules.<name>]`` is validated by it and set on the rule instance
+    Options: ClassVar[type | None] = None
 
     # -- hooks -----------------------------------------------------------------------------
     def check(self, record: Record, session: Session) -> Iterable[Finding]:
@@ -170,6 +175,13 @@ def tracker(cls: type[Tracker]) -> type[Tracker]:
     if cls not in TRACKERS:
         TRACKERS.append(cls)
     return cls
+
+
+class RuleOptions(BaseModel):
+    """Base of a rule's ``Options`` model: unknown options are errors; keys use hyphens."""
+
+    model_config = ConfigDict(extra="forbid", alias_generator=lambda name: name.replace("_", "-"),
+                              populate_by_name=True)
 
 
 def rule(cls: type[Rule]) -> type[Rule]:

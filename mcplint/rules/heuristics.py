@@ -24,6 +24,7 @@ from mcplint.analyzer import Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
+    RuleOptions,
     MESSAGES,
     NOTIFICATIONS,
     REQUESTS,
@@ -148,8 +149,12 @@ class SlowResponse(Rule):
     hint = ("Answer quickly or report progress (notifications/progress) while working; "
             "clients time out silent requests.")
     #: seconds after which a response counts as slow, by method (default for the others)
-    threshold: ClassVar[float] = 10.0
-    thresholds: ClassVar[dict[str, float]] = {"initialize": 30.0, "tools/call": 60.0}
+    threshold: float = 10.0
+    thresholds: dict[str, float] = {"initialize": 30.0, "tools/call": 60.0}
+
+    class Options(RuleOptions):
+        threshold: float = 10.0  # seconds, for methods without their own threshold
+        thresholds: dict[str, float] = {"initialize": 30.0, "tools/call": 60.0}  # method -> seconds
     #: methods that wait for a person or are long-lived by design
     exempt: ClassVar[frozenset[str]] = LONG_LIVED | {
         "ping",  # PI003

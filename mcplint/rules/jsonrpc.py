@@ -7,7 +7,7 @@ import re
 from mcplint import protocol
 from mcplint.model import Kind, Severity
 from mcplint.rules._base import (
-    MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, error_of, fmt_id, result_of, rule,
+    MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, RuleOptions, error_of, fmt_id, result_of, rule,
 )
 
 _BASIC = "basic §Messages"
@@ -466,11 +466,14 @@ class ErrorMessageConcise(Rule):
     kinds = frozenset({Kind.ERROR})
     hint = "Keep error.message to one short sentence; put details (tracebacks) in error.data."
 
-    LIMIT = 300
+    max_length: int = 300
+
+    class Options(RuleOptions):
+        max_length: int = 300  # characters; longer messages are reported
 
     def check(self, record, session):
         error = error_of(record)
         message = error.get("message") if isinstance(error, dict) else None
-        if isinstance(message, str) and ("\n" in message.strip() or len(message) > self.LIMIT):
+        if isinstance(message, str) and ("\n" in message.strip() or len(message) > self.max_length):
             why = "spans several lines" if "\n" in message.strip() else f"is {len(message)} characters long"
             yield self.report(record, f"error.message {why}")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
 from mcplint.model import Direction, Record, Severity, id_key
-from mcplint.rules._base import RESPONSES, Rule, fmt_id, rule
+from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
@@ -98,12 +98,17 @@ class RequestUnanswered(_Unanswered):
     hint = ("Make the server answer every request (an error is an answer); a client that gives up "
             "should send notifications/cancelled.")
 
+    ignore_methods: frozenset[str] = frozenset()
+
+    class Options(RuleOptions):
+        ignore_methods: frozenset[str] = frozenset()  # methods whose open requests are not reported
+
     def finish(self, session: Session) -> Iterator:
         state = session.state_for(self)
         server_open = open_requests(session, Direction.S2C, state)
         for entry in open_requests(session, Direction.C2S, state):
             request = entry.record
-            if request.method in LONG_LIVED:
+            if request.method in LONG_LIVED or request.method in self.ignore_methods:
                 continue
             if blocking(session, entry, server_open):
                 continue  # the root cause is the client's own unanswered server request (HX005)
