@@ -13,13 +13,13 @@ from mcplint.analyzer import Analyzer
 from mcplint.engine import Engine
 from mcplint.model import Finding, Record, Severity
 from mcplint.parse import Parser
-from mcplint.readers import open_frames
+from mcplint.readers import UnknownFormat, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
 from mcplint.rules import all_rules
 from mcplint.rules import load as load_rules
 from mcplint.rules._base import Rule
 
-INPUT_SUFFIXES = (".jsonl", ".ndjson", ".mcplog", ".transcript")
+INPUT_SUFFIXES = (".jsonl", ".ndjson", ".mcplog", ".transcript", ".log", ".json", ".har")
 
 
 class InputError(Exception):
@@ -64,7 +64,10 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
                 summary: RunSummary, engine: Engine | None = None) -> Iterator[Finding]:
     """Lint one binary stream, adding what it saw to ``summary``."""
     engine = engine or Engine(rules, options.protocol_version)
-    fmt, frames = open_frames(stream, options.input_format)
+    try:
+        fmt, frames = open_frames(stream, options.input_format, strict=True)
+    except UnknownFormat as exc:
+        raise InputError(f"{path}: {exc}") from exc
     summary.files += 1
     summary.formats[path] = fmt
     analyzer = Analyzer(path, options.protocol_version)
@@ -72,6 +75,7 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     if progress_bar.wanted(stream):
         records = progress_bar.track(records, stream, path)
     yield from engine.lint_records(records, path, analyzer)
+    summary.crashes.extend(engine.take_crashes())
     summary.sessions[path] = [
         SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages
     ]

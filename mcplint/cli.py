@@ -65,9 +65,10 @@ def main() -> None:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
               help="Configuration file (default: mcplint.toml, .mcplint.toml or pyproject.toml found upwards).")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which input format each file was read as.")
 def check(paths, input_format, protocol_version, output_format, output_file, select, extend_select, ignore,
           fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics, jobs,
-          write_baseline, baseline_file, config_file, isolated) -> None:
+          write_baseline, baseline_file, config_file, isolated, verbose) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
@@ -93,6 +94,9 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         click.echo(f"mcplint: internal error: {type(exc).__name__}: {exc} (set MCPLINT_DEBUG=1 for the "
                    "traceback, and please report it)", err=True)
         sys.exit(2)
+    if verbose:
+        for path, fmt in summary.formats.items():
+            click.echo(f"mcplint: reading {path} as {fmt}", err=True)
     shown = apply_settings(findings, settings)
     if write_baseline:
         count = baseline.write(write_baseline, shown)
@@ -118,6 +122,14 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
     _write(main_format, shown, summary, output_file, color)
     for fmt, path in extra_reports:
         _write(fmt, shown, summary, path, "never")
+    if summary.crashes:  # findings above are complete except for the failed checks: say so, exit 2
+        for crash in summary.crashes[:5]:
+            click.echo(f"mcplint: internal error: {crash}", err=True)
+        more = len(summary.crashes) - 5
+        click.echo(("" if more <= 0 else f"mcplint: ... and {more} more; ") +
+                   "mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)",
+                   err=True)
+        sys.exit(2)
     if not exit_zero and exceeds(shown, settings.fail_on):
         sys.exit(1)
 
@@ -328,3 +340,43 @@ def capture(output, redact, lint, grace, command) -> None:
 from mcplint.redact.command import redact as _redact  # noqa: E402  (mcplint redact)
 
 main.add_command(_redact)
+
+
+@main.command()
+@click.argument("path", required=False, default="-", metavar="[PATH|-]")
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), metavar="OUT",
+              help="Write here instead of stdout.")
+@click.option("--to", "target", type=click.Choice(["capture", "jsonl"]), default="capture", show_default=True,
+              help="capture: mcplint's canonical capture format; jsonl: plain JSON Lines of the messages.")
+@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
+              help="Input format; sniffed from the first lines by default.")
+@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
+              help="Revision to assume when the input starts after initialize (direction inference).")
+def convert(path, output, target, input_format, protocol_version) -> None:
+    """Convert any supported input (host logs, recorder JSONL, HAR...) to the canonical capture format.
+
+    Lines the reader cannot interpret, and messages whose direction is unknown, are reported
+    on stderr with their line numbers and left out. Exit status: 0 converted, 2 unreadable input.
+    """
+    import contextlib
+
+    from mcplint.convert import convert_stream
+    from mcplint.readers import UnknownFormat
+
+    name = "-" if path == "-" else path
+
+    def warn(line: int, message: str) -> None:
+        click.echo(f"mcplint: warning: {name}:{line}: {message}", err=True)
+
+    with contextlib.ExitStack() as stack:
+        try:
+            source = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
+            out = stack.enter_context(open(output, "w", encoding="utf-8", newline="")) if output else sys.stdout
+        except OSError as exc:
+            click.echo(f"mcplint: error: {exc.filename}: {exc.strerror}", err=True)
+            sys.exit(2)
+        try:
+            convert_stream(source, out, target, input_format, name, warn, protocol_version)
+        except UnknownFormat as exc:
+            click.echo(f"mcplint: error: {name}: {exc}", err=True)
+            sys.exit(2)

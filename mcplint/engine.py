@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
@@ -40,6 +41,7 @@ class Engine:
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
+        self.crashes: list[str] = []
         self._tracker_dispatch: dict[tuple[Kind, str | None], tuple[Tracker, ...]] = {}
 
     def _trackers_for(self, record: Record) -> tuple[Tracker, ...]:
@@ -106,30 +108,54 @@ class Engine:
             return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
         return known in rule.versions
 
-    def _check(self, record: Record, session: Session) -> Iterator[Finding]:
+    def _check(self, record: Record, session: Session, found: list[Finding]) -> None:
         for rule in self._rules_for(record, session):
-            yield from rule.check(record, session)
+            try:
+                found.extend(rule.check(record, session))
+            except Exception as exc:  # a bug of ours must not cost the user the other findings
+                self._crashed(rule.code, record.path, record.line, exc)
 
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         session = analyzer.observe(record)
         found: list[Finding] = []
-        for rule in self._rules_for(record, session):
-            found.extend(rule.check(record, session))
+        self._check(record, session, found)
         for child in record.children:
             analyzer.observe(child)
-            found.extend(self._check(child, session))
+            self._check(child, session, found)
             analyzer.commit(child)
-            for tracker in self._trackers_for(child):
-                tracker.commit(child, session)
+            self._commit(child, session)
         analyzer.commit(record)
-        for tracker in self._trackers_for(record):
-            tracker.commit(record, session)
+        self._commit(record, session)
         return found
+
+    def _commit(self, record: Record, session: Session) -> None:
+        for tracker in self._trackers_for(record):
+            try:
+                tracker.commit(record, session)
+            except Exception as exc:
+                self._crashed(type(tracker).__name__, record.path, record.line, exc)
 
     def _finish(self, session: Session) -> Iterator[Finding]:
         for rule in self._finishers:
             if self.applies(rule, session.version, session.modern):
-                yield from rule.finish(session)
+                try:
+                    yield from rule.finish(session)
+                except Exception as exc:
+                    self._crashed(rule.code, session.path, 0, exc)
         for tracker in self.trackers:
-            tracker.finish(session)
+            try:
+                tracker.finish(session)
+            except Exception as exc:
+                self._crashed(type(tracker).__name__, session.path, 0, exc)
         session.release()
+
+    def _crashed(self, who: str, path: str, line: int, exc: Exception) -> None:
+        if os.environ.get("MCPLINT_DEBUG"):
+            raise exc
+        if len(self.crashes) < 100:
+            self.crashes.append(f"{who} failed on {path}:{line}: {type(exc).__name__}: {exc}")
+
+    def take_crashes(self) -> list[str]:
+        """Internal errors of rules since the last call (the run goes on without them)."""
+        crashes, self.crashes = self.crashes, []
+        return crashes

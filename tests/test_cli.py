@@ -131,3 +131,17 @@ def test_progress_line_only_for_terminals(tmp_path):
             progress_bar.MIN_BYTES, progress_bar.INTERVAL = old
         assert not progress_bar.wanted(handle, io.StringIO())
     assert "%" in out.getvalue() and "records" in out.getvalue()
+
+
+def test_a_crashing_rule_costs_only_its_own_checks(monkeypatch):
+    from mcplint.rules.jsonrpc import RequestIdNull
+
+    def boom(self, record, session):
+        raise TypeError("unhashable type: 'list'")
+
+    monkeypatch.delenv("MCPLINT_DEBUG", raising=False)
+    monkeypatch.setattr(RequestIdNull, "check", boom)
+    result = CliRunner().invoke(main, ["check", "--output-format", "concise", "-"], input=BROKEN)
+    assert result.exit_code == 2
+    assert "JR013" in result.stdout or "JR011" in result.stdout or "Found" in result.stdout
+    assert "internal error: JR004 failed on -:" in result.stderr

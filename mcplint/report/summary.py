@@ -21,6 +21,7 @@ class RunSummary:
     records: int = 0
     sessions: dict[str, list[SessionInfo]] = field(default_factory=dict)  # path -> sessions
     formats: dict[str, str] = field(default_factory=dict)  # path -> input format
+    crashes: list[str] = field(default_factory=list)  # internal errors of rules (bugs to report)
 
     @staticmethod
     def counts(findings: list[Finding]) -> dict[Severity, int]:
@@ -35,6 +36,7 @@ class RunSummary:
         self.records += other.records
         self.sessions.update(other.sessions)
         self.formats.update(other.formats)
+        self.crashes.extend(other.crashes)
 
     def session_count(self) -> int:
         return sum(len(v) for v in self.sessions.values())

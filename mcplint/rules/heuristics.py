@@ -324,8 +324,8 @@ class ListChangeWithoutNotification(Rule):
                 or record.request is None:
             return None
         items = result.get(feature.items)
-        names = {i.get(feature.key) for i in items if isinstance(i, dict)} if isinstance(items, list) else set()
-        names.discard(None)
+        names = {i.get(feature.key) for i in items
+                 if isinstance(i, dict) and isinstance(i.get(feature.key), str)} if isinstance(items, list) else set()
         cursor = params_of(record.request).get("cursor")
         if cursor is not None:
             before = listing.pages.pop(cursor, None) if isinstance(cursor, str) else None

@@ -279,7 +279,7 @@ def input_request_problems(key: str, value: Any) -> list[str]:
     if not isinstance(value, dict):
         return [f"{key!r} is not an object"]
     method = value.get("method")
-    if method not in INPUT_METHODS:
+    if not isinstance(method, str) or method not in INPUT_METHODS:
         shown = "has no method" if "method" not in value else f"has method {_short(method)}"
         return [f"{key!r} {shown} (must be elicitation/create, sampling/createMessage or roots/list)"]
     problems = []
@@ -350,7 +350,8 @@ class InputRequestUndeclaredCapability(InputRequiredRule):
         gaps, related = [], [(record.request, "request and its clientCapabilities")]
         declared = ModernTracker.of(session).declared
         for key, value in inputs.items():
-            if not isinstance(value, dict) or value.get("method") not in INPUT_METHODS:
+            if not isinstance(value, dict) or not isinstance(value.get("method"), str) \
+                    or value["method"] not in INPUT_METHODS:
                 continue
             gap = capability_gap(value["method"], value.get("params"), caps)
             if gap is None:

@@ -23,10 +23,17 @@ from typing import Any
 from mcplint import protocol
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REGISTRY, REQUESTS, Rule, error_of, fmt_id, result_of, rule,
+    NOTIFICATIONS,
+    REGISTRY,
+    REQUESTS,
+    Rule,
+    error_of,
+    fmt_id,
+    result_of,
+    rule,
 )
 
-_SCHEMA = "basic §Messages"
+_SCHEMA = "schema"
 #: findings per message and rule, beyond which one summary line stands for the rest
 MAX_ISSUES = 8
 
@@ -66,11 +73,10 @@ class _Surface:
     """Per ``(kind, method, revision)`` a pydantic TypeAdapter, built once."""
 
     def __init__(self) -> None:
+        import sys
+
         from mcp_types import methods
         from pydantic import BaseModel, TypeAdapter, ValidationError
-
-        import mcp_types._v2025_11_25 as v2025  # only to name union arms in messages
-        import mcp_types._v2026_07_28 as v2026
 
         self.TypeAdapter = TypeAdapter
         self.ValidationError = ValidationError
@@ -79,29 +85,31 @@ class _Surface:
             "notification": {**methods.SERVER_NOTIFICATIONS, **methods.CLIENT_NOTIFICATIONS},
             "result": {**methods.CLIENT_RESULTS, **methods.SERVER_RESULTS},
         }
+        # pydantic names union arms by model class: collect the names of the wire models
+        modules = {sys.modules[arm.__module__] for table in self.maps.values() for target in table.values()
+                   for arm in getattr(target, "__args__", (target,))}
         self.model_names = frozenset(
-            name for module in (v2025, v2026) for name, value in vars(module).items()
+            name for module in modules for name, value in vars(module).items()
             if isinstance(value, type) and issubclass(value, BaseModel))
         self.adapters: dict[tuple, tuple | None] = {}
 
     def adapter(self, kind: str, method: str, revision: str) -> tuple | None:
-        """``(adapter, params_required)`` for the method in ``revision``; None when undefined."""
+        """``(adapter, params_required, type name)`` for the method in ``revision``; None when
+        the revision does not define it."""
         key = (kind, method, revision)
         if key in self.adapters:
             return self.adapters[key]
         target = self.maps[kind].get((method, revision))
         entry = None
         if target is not None:
+            name = getattr(target, "__name__", None) or getattr(target, "__args__", (target,))[0].__name__
             if kind == "result":
-                entry = (self.TypeAdapter(target), True)
+                entry = (self.TypeAdapter(target), True, name)
             else:  # surface types are whole frames: validate their params member only
                 field = target.model_fields["params"]
-                entry = (self.TypeAdapter(field.annotation), field.is_required())
+                entry = (self.TypeAdapter(field.annotation), field.is_required(), name)
         self.adapters[key] = entry
         return entry
-
-    def has(self, kind: str, method: str, revision: str) -> bool:
-        return (method, revision) in self.maps[kind]
 
 
 _surface: _Surface | None = None
@@ -280,9 +288,9 @@ OWNED: tuple[Owned, ...] = (
     _o("request", None, ("params", "_meta", "progressToken"), "PR001", "present"),
     _o("request", None, ("params", "_meta", _PV), "MD001"),
     _o("request", None, ("params", "_meta", _CC), "CAP006 MD001"),
-    _o("request", None, ("params", "_meta", "io.modelcontextprotocol/clientInfo"), "MD011"),
+    _o("request", None, ("params", "_meta", "io.modelcontextprotocol/clientInfo"), "MD011", "missing"),
     _o("request", None, ("params", "_meta", "io.modelcontextprotocol/logLevel"), "LG002 LG008"),
-    _o("request", None, ("params", "inputResponses"), "MR007"),
+    _o("request", None, ("params", "inputResponses", "*"), "MR007"),
     _o("request", ("resources/read", "resources/subscribe", "resources/unsubscribe"), ("params", "uri"),
        "RS006", "present"),
     _o("request", "logging/setLevel", ("params", "level"), "LG002"),
@@ -389,25 +397,30 @@ def whole_method_owned(kind: str, method: str) -> bool:
 
 # -- the rules ------------------------------------------------------------------------------
 class SchemaRule(Rule):
-    """Shared reporting of SV001-SV003: one finding per issue, capped per message."""
+    """Shared reporting of SV001-SV003: one finding per issue, capped per message.
+
+    Findings cite the schema page of the revision at the type's anchor (``schema#calltoolrequest``).
+    """
 
     severity, level = Severity.ERROR, "SCHEMA"
     surface_kind: str
 
-    def issues_of(self, record, session) -> tuple[str, list[Issue]] | None:
+    def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
         raise NotImplementedError
 
     def check(self, record, session):
         found = self.issues_of(record, session)
-        if not found:
+        if not found or not found[2]:
             return
-        method, issues = found
+        method, type_name, issues = found
         issues = [i for i in issues if not owned(self.surface_kind, method, i, session.modern)]
+        spec = f"schema §{type_name}"
         for issue in issues[:MAX_ISSUES]:
-            yield self.report(record, self.describe(method, issue.text), related=self.related(record))
+            yield self.report(record, self.describe(method, issue.text), spec=spec,
+                              related=self.related(record))
         if len(issues) > MAX_ISSUES:
             yield self.report(record, f"{len(issues) - MAX_ISSUES} more schema problems in this "
-                                      f"{self.surface_kind} of {method!r}")
+                                      f"{self.surface_kind} of {method!r}", spec=spec)
 
     def describe(self, method: str, text: str) -> str:
         return f"{method}: {text}"
@@ -425,11 +438,11 @@ def _params_issues(record, session, kind: str) -> tuple[str, list[Issue]] | None
     entry = surface().adapter(kind, method, shape_revision(record, session))
     if entry is None:
         return None  # custom method, tasks/*, or a method the revision lacks (SV004)
-    adapter, required = entry
+    adapter, required, type_name = entry
     if "params" not in record.msg:
-        return (method, [Issue(("params",), "params is required but missing", "missing")]) \
+        return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
             if required else None
-    return method, validate(adapter, record.params, ("params",))
+    return method, type_name, validate(adapter, record.params, ("params",))
 
 
 @rule
@@ -491,7 +504,7 @@ class ResultSchema(SchemaRule):
         entry = surface().adapter("result", method, revision)
         if entry is None:
             return None
-        return method, validate(entry[0], result, ("result",))
+        return method, entry[2], validate(entry[0], result, ("result",))
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"
@@ -530,7 +543,8 @@ class MethodFromOtherVersion(Rule):
         yield self.report(record, f"{what.capitalize()} {method!r} does not exist in protocol revision "
                                   f"{revision} (it is defined in {known})",
                           severity=Severity.ERROR if must else Severity.WARNING,
-                          level="MUST" if must else "SHOULD")
+                          level="MUST" if must else "SHOULD",
+                          spec="basic/versioning §Protocol Version Negotiation" if session.modern else None)
 
     def _custom(self, record, session, method):
         if not isinstance(method, str) or method.startswith("rpc."):
@@ -586,8 +600,8 @@ def _missing_capability_problems(data: dict) -> list[str]:
     if "requiredCapabilities" not in data:
         return ["error.data.requiredCapabilities is required but missing"]
     if not isinstance(data["requiredCapabilities"], dict):
-        return [f"error.data.requiredCapabilities must be an object, not "
-                f"{json_type(data['requiredCapabilities'])}"]
+        return [(f"error.data.requiredCapabilities must be an object, not "
+                f"{json_type(data['requiredCapabilities'])}")]
     return []
 
 

@@ -292,7 +292,7 @@ def task_problems(task: Any) -> list[str]:
         problems.append(f"taskId {fmt_id(task['taskId'])} is not a string")
     if "status" not in task:
         problems.append("status is missing")
-    elif task["status"] not in STATUSES:
+    elif not isinstance(task["status"], str) or task["status"] not in STATUSES:
         problems.append(f"status {fmt_id(task['status'])} is not one of working, input_required, "
                         "completed, failed, cancelled")
     for key in ("createdAt", "lastUpdatedAt"):
@@ -738,7 +738,8 @@ class TaskUnknownIdNotRejected(TaskRule):
                                   related=[(request, "request")])
             return
         known = session.file_state.get("tasks.ids", ())
-        if op.state is not None or (record.direction.other, op.task_id) in known or session.midstream:
+        if op.state is not None or not isinstance(op.task_id, str) or session.midstream \
+                or (record.direction.other, op.task_id) in known:
             return
         yield self.report(record, f"{request.method} for task {fmt_id(op.task_id)}, which this receiver never "
                                   "created in the capture, was answered with success instead of -32602",
@@ -822,7 +823,7 @@ class TasksListRules(TaskRule):
         if record.effective_method != "tasks/get" or not answered(record):
             return
         op = op_of(record, session)
-        key = (record.direction.other, op.task_id) if op is not None else None
+        key = (record.direction.other, op.task_id) if op is not None and isinstance(op.task_id, str) else None
         page = facts_of(session).unlisted.get(key) if key else None
         seen = session.state_for(self)
         if page is None or record.request.line < page.line or (page.line, op.task_id) in seen:

@@ -142,6 +142,7 @@ def instance_errors(schema: dict, instance: Any, revision: str | None) -> list[t
     """
     if meta_errors(schema, revision):
         return None  # an invalid schema (TL002) says nothing about the instance
+
     def build():
         try:
             return _validator_class(schema, revision)(schema)
@@ -241,8 +242,10 @@ class ToolDefinitionShape(Rule):
                                           + "; ".join(problems))
 
 
-#: meta-schema errors at these paths are TL001's (root not an object / type / properties / required)
+#: meta-schema errors at these paths are TL001's (inputSchema root, type, properties, required)
+#: and TL003's (outputSchema type in the revisions that require an object schema)
 _SHAPE_PATHS = frozenset({(), ("type",), ("properties",), ("required",)})
+_OUTPUT_ROOT = frozenset({(), ("type",)})
 
 
 @rule
@@ -267,7 +270,9 @@ class SchemaNotValidJsonSchema(Rule):
                 schema = tool.get(key)
                 if not isinstance(schema, dict):
                     continue  # TL001 / TL003
-                errors = [(p, m) for p, m in meta_errors(schema, revision) if p not in _SHAPE_PATHS]
+                skip = _SHAPE_PATHS if key == "inputSchema" else \
+                    _OUTPUT_ROOT if revision in (_V0618, _V1125) else frozenset({()})
+                errors = [(p, m) for p, m in meta_errors(schema, revision) if p not in skip]
                 if not errors:
                     continue
                 declared = schema.get("$schema")
@@ -677,7 +682,7 @@ class BinaryContentEncoding(Rule):
     """Checks that image/audio data and resource blobs are base64 and image/audio have a MIME type."""
 
     code, name = "TL015", "binary-content-encoding"
-    severity, level, spec = Severity.ERROR, "MUST", "server/resources §Resource Contents"
+    severity, level, spec = Severity.ERROR, "MUST", "server/tools §Tool Result"
     party = "server"
     kinds = _RESULTS
     methods = frozenset({"tools/call", "resources/read"})
@@ -800,20 +805,20 @@ def header_problems(schema: Any) -> list[tuple[Severity, str]]:
             problems.append((Severity.ERROR, f"{where} x-mcp-header {value!r} is not an HTTP field-name token"))
         folded = value.casefold()
         if value and folded in seen:
-            problems.append((Severity.ERROR, f"{where} x-mcp-header {value!r} duplicates "
-                                             f"{fmt_path(('inputSchema',) + seen[folded])} (case-insensitively)"))
+            problems.append((Severity.ERROR, (f"{where} x-mcp-header {value!r} duplicates "
+                                             f"{fmt_path(('inputSchema',) + seen[folded])} (case-insensitively)")))
         seen.setdefault(folded, path)
         if not reachable:
-            problems.append((Severity.ERROR, f"{where} x-mcp-header is not reachable from the root "
-                                             "through properties alone"))
+            problems.append((Severity.ERROR, (f"{where} x-mcp-header is not reachable from the root "
+                                             "through properties alone")))
         kind = node.get("type")
         kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
         if kinds is None:
-            problems.append((Severity.WARNING, f"{where} x-mcp-header is on a property that declares no "
-                                               "type (string, integer or boolean required)"))
+            problems.append((Severity.WARNING, (f"{where} x-mcp-header is on a property that declares no "
+                                               "type (string, integer or boolean required)")))
         elif not [k for k in kinds if k != "null"] or any(k not in _HEADER_TYPES | {"null"} for k in kinds):
-            problems.append((Severity.ERROR, f"{where} x-mcp-header is on a property of type "
-                                             f"{fmt_id(kind)}; only string, integer and boolean are allowed"))
+            problems.append((Severity.ERROR, (f"{where} x-mcp-header is on a property of type "
+                                             f"{fmt_id(kind)}; only string, integer and boolean are allowed")))
     return problems
 
 
