@@ -29,14 +29,12 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mcplint.redact import RedactOptions, Redactor, redact_stream  # noqa: E402
-from mcplint.redact.providers import RULES  # noqa: E402
+from mcplint.redact import RedactOptions, Redactor, redact_stream
+from mcplint.redact.providers import RULES
 
 DATA = Path(__file__).resolve().parent / "data"
 VERSION = "2025-06-18"
-WORDS = ("the forecast for the coming days shows light wind from the north west with scattered showers in the "
-         "afternoon and temperatures between twelve and nineteen degrees the repository contains three "
-         "packages a parser a linter and a small command line interface that reads captures").split()
+WORDS = ["the", "forecast", "for", "the", "coming", "days", "shows", "light", "wind", "from", "the", "north", "west", "with", "scattered", "showers", "in", "the", "afternoon", "and", "temperatures", "between", "twelve", "and", "nineteen", "degrees", "the", "repository", "contains", "three", "packages", "a", "parser", "a", "linter", "and", "a", "small", "command", "line", "interface", "that", "reads", "captures"]
 CODE = '''def handler(event, context):
     """Return the order with its line items."""
     order = db.orders.get(event["id"])
@@ -59,7 +57,6 @@ class Session:
         return rule.sample(self.rnd)
 
     def messages(self) -> list[tuple[str, dict | str]]:
-        r = self.rnd
         out: list[tuple[str, dict | str]] = [
             ("stderr", f"INFO  server 2.1.0 starting (transport=stdio, cwd=/Users/{self.user}/work/app)"),
             ("c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {

@@ -26,8 +26,20 @@ class InputError(Exception):
     """An input that cannot be read at all (missing file, directory without captures)."""
 
 
+class UnknownInput(InputError):
+    """An input in no known format."""
+
+
+#: Suffixes so generic that a file found under a directory may be no capture at all.
+GENERIC_SUFFIXES = (".log", ".json")
+
 def expand_paths(paths: Sequence[str]) -> list[str]:
-    """Files named directly, captures found under directories, ``-`` for stdin."""
+    """Files named directly, captures found under directories, ``-`` for stdin.
+
+    Files found under a directory with a generic suffix (``.log``, ``.json``) are prefixed with
+    ``?`` (see :func:`_lint_file`): when they turn out to be in no known format they are skipped
+    with a note instead of failing the run.
+    """
     out: list[str] = []
     for name in paths or ["-"]:
         if name == "-":
@@ -38,7 +50,7 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
             found = sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix in INPUT_SUFFIXES)
             if not found:
                 raise InputError(f"{name}: no capture files ({', '.join(INPUT_SUFFIXES)}) in directory")
-            out.extend(found)
+            out.extend(("?" + f if f.endswith(GENERIC_SUFFIXES) else f) for f in found)
         elif path.is_file():
             out.append(name)
         else:
@@ -67,7 +79,7 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     try:
         fmt, frames = open_frames(stream, options.input_format, strict=True)
     except UnknownFormat as exc:
-        raise InputError(f"{path}: {exc}") from exc
+        raise UnknownInput(f"{path}: {exc}") from exc
     summary.files += 1
     summary.formats[path] = fmt
     analyzer = Analyzer(path, options.protocol_version)
@@ -86,12 +98,20 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
     summary = RunSummary()
     if name == "-":
         return list(lint_stream(sys.stdin.buffer, options.stdin_filename, rules, options, summary, engine)), summary
+    optional = name.startswith("?")  # found under a directory with a generic suffix
+    name = name[1:] if optional else name
     try:
         handle = open(name, "rb")
     except OSError as exc:
         raise InputError(f"{name}: {exc.strerror}") from exc
     with handle:
-        return list(lint_stream(handle, name, rules, options, summary, engine)), summary
+        try:
+            return list(lint_stream(handle, name, rules, options, summary, engine)), summary
+        except UnknownInput:
+            if not optional:
+                raise
+            summary.skipped.append(name)
+            return [], summary
 
 
 def _lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:

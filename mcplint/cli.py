@@ -98,6 +98,8 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         for path, fmt in summary.formats.items():
             click.echo(f"mcplint: reading {path} as {fmt}", err=True)
     shown = apply_settings(findings, settings)
+    for name in summary.skipped:
+        click.echo(f"mcplint: skipped {name}: in no known capture format", err=True)
     if write_baseline:
         count = baseline.write(write_baseline, shown)
         click.echo(f"mcplint: wrote {count} finding{'s' if count != 1 else ''} to baseline {write_baseline}", err=True)

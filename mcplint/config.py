@@ -47,11 +47,9 @@ def _nested_quantifier(pattern: str) -> bool:
                     return True
                 if walk(arg[2], "unbounded" if unbounded or outer == "unbounded" else "bounded"):
                     return True
-            elif op == sre_parse.SUBPATTERN and walk(arg[-1], outer):
-                return True
-            elif op == sre_parse.BRANCH and any(walk(branch, outer) for branch in arg[1]):
-                return True
-            elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT) and walk(arg[1], outer):
+            elif ((op == sre_parse.SUBPATTERN and walk(arg[-1], outer))
+                  or (op == sre_parse.BRANCH and any(walk(branch, outer) for branch in arg[1]))
+                  or (op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT) and walk(arg[1], outer))):
                 return True
         return False
 

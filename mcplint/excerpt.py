@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from mcplint.model import Kind, Record
-from mcplint.redact import BLOB_KINDS, Redactor, RedactOptions, Report
+from mcplint.redact import BLOB_KINDS, RedactOptions, Redactor, Report
 
 MAX_EXCERPT = 160
 #: Longer texts are cut before masking (an excerpt shows 160 characters; masking stays cheap).

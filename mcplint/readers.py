@@ -250,15 +250,50 @@ register_format(InputFormat("transcript", read_transcript, _sniff_transcript,
                             "transcript notation (C→S / S→C lines)"))
 
 
-def sniff(head: list[bytes]) -> str:
-    """Name the format of a file from its first lines (the best-scoring registered format)."""
+def _scored(head: list[bytes]) -> tuple[str, int]:
     texts = [data.decode("utf-8", "replace").lstrip("\ufeff").strip() for data in head]
     best, score = "jsonl", -1
     for fmt in INPUT_FORMATS.values():
         value = fmt.sniff(texts)
         if value > score:
             best, score = fmt.name, value
-    return best
+    return best, score
+
+
+def sniff(head: list[bytes]) -> str:
+    """Name the format of a file from its first lines (the best-scoring registered format)."""
+    return _scored(head)[0]
+
+
+class UnknownFormat(ValueError):
+    """An input in none of the registered formats (``mcplint check`` exits 2)."""
+
+
+#: How far past the sniffed head to look for a JSON line before calling a file unknown.
+UNKNOWN_LOOKAHEAD_LINES = 1000
+
+
+def _content(data: bytes) -> bytes:
+    return data.lstrip(b"\xef\xbb\xbf").strip()
+
+
+def _json_like(data: bytes) -> bool:
+    """A line that could belong to a JSON-RPC stream (a JSON value's start, or a jsonrpc member)."""
+    text = _content(data)
+    return text[:1] in (b"{", b"[") or b'"jsonrpc"' in text
+
+
+def _unknown(head: list[tuple[bytes, bool]], lines: Iterator[tuple[bytes, bool]]) -> bool:
+    """No registered format claims the file and no line looks like JSON-RPC (reading a little
+    further than the head, so a long banner before the first message is not mistaken)."""
+    content = [d for d, _ in head if _content(d) and not _content(d).startswith(b"#")]
+    if not content or any(_json_like(d) or too_long for d, too_long in head):
+        return False
+    for item in itertools.islice(lines, UNKNOWN_LOOKAHEAD_LINES):
+        head.append(item)
+        if _json_like(item[0]) or item[1]:
+            return False
+    return True
 
 
 def formats() -> tuple[str, ...]:
@@ -266,8 +301,13 @@ def formats() -> tuple[str, ...]:
     return tuple(INPUT_FORMATS)
 
 
-def open_frames(stream: IO[bytes], input_format: str = "auto") -> tuple[str, Iterator[Frame]]:
-    """Sniff (unless told) and return the format name and the frames of ``stream``."""
+def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = False) -> tuple[str, Iterator[Frame]]:
+    """Sniff (unless told) and return the format name and the frames of ``stream``.
+
+    With ``strict``, a stream that no format claims and that has no line looking like JSON-RPC
+    raises :class:`UnknownFormat` (otherwise it is read as plain JSON Lines). Empty input, and
+    JSON-RPC lines mixed with banners, are never unknown.
+    """
     lines = iter_lines(stream)
     head: list[tuple[bytes, bool]] = []
     size = 0
@@ -276,12 +316,19 @@ def open_frames(stream: IO[bytes], input_format: str = "auto") -> tuple[str, Ite
         size += len(item[0])
         if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
             break
-    fmt = input_format if input_format != "auto" else sniff([d for d, _ in head])
+    if input_format != "auto":
+        return input_format, READERS[input_format](itertools.chain(head, lines))
+    fmt, score = _scored([d for d, _ in head])
+    if strict and score <= _sniff_jsonl([]) and _unknown(head, lines):
+        raise UnknownFormat(f"not in a known input format (tried {', '.join(INPUT_FORMATS)}); "
+                            "name one with --input-format")
     return fmt, READERS[fmt](itertools.chain(head, lines))
 
 
 #: Modules that register further input formats (host logs, HAR, ...), imported once here.
-FORMAT_MODULES: tuple[str, ...] = ()
+FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claude_desktop", "mcplint.formats.vscode",
+                                   "mcplint.formats.inspector", "mcplint.formats.mcpspy",
+                                   "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk")
 
 for _module in FORMAT_MODULES:
     import importlib

@@ -1,4 +1,10 @@
-"""Parse rule pages (``rules/<CODE>-<name>.md``) into sections and annotated transcripts."""
+"""Parse rule pages (``rules/<CODE>-<name>.md``) into sections and annotated transcripts.
+
+Examples are ```transcript blocks, or ```har blocks for HTTP rules: a HAR document (one entry
+per few lines) run through the HAR reader, annotated like transcripts at the end of the entry's
+first line, with ``# init <version> [session=<id>] [C=<caps>] [S=<caps>]`` for the Streamable
+HTTP handshake (see ``tests/harbuilder.py``).
+"""
 
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ from mcplint.readers import read_transcript, iter_lines
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
-_FENCE = re.compile(r"^```transcript[^\n]*\n(.*?)^```", re.S | re.M)
+_FENCE = re.compile(r"^```(transcript|har)[^\n]*\n(.*?)^```", re.S | re.M)
 _EXPECT = re.compile(r"\s{2,}#\s*(error|warning|info):\s*\[([A-Za-z0-9_, -]*)\]\s*$")
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
@@ -25,6 +31,7 @@ class Example:
     text: str
     # (line, code) -> severity
     expected: dict[tuple[int, str], str] = field(default_factory=dict)
+    kind: str = "transcript"  # or "har"
 
     @property
     def codes(self) -> set[str]:
@@ -50,7 +57,7 @@ def parse_page(path: Path) -> Page:
     examples = []
     for name in ("Example", "Use instead"):
         for block in _FENCE.finditer(sections.get(name, "")):
-            example = Example(name, block.group(1))
+            example = Example(name, block.group(2), kind=block.group(1))
             for number, line in enumerate(example.text.splitlines(), 1):
                 expect = _EXPECT.search(line)
                 if expect:
@@ -66,3 +73,15 @@ def run_transcript(text: str, engine: Engine | None = None) -> list[Finding]:
     engine = engine or Engine()
     frames = read_transcript(iter_lines(io.BytesIO(text.encode("utf-8"))))
     return list(engine.lint_records(Parser("<example>").records(frames), "<example>"))
+
+
+def run_example(example: Example, engine: Engine | None = None) -> list[Finding]:
+    """Lint a page example (transcript or HAR) with every rule."""
+    if example.kind == "har":
+        from mcplint.formats.har import read_har
+        from tests.harbuilder import expand_example
+
+        engine = engine or Engine()
+        frames = read_har(iter_lines(io.BytesIO(expand_example(example.text).encode("utf-8"))))
+        return list(engine.lint_records(Parser("<example>").records(frames), "<example>"))
+    return run_transcript(example.text, engine)

@@ -11,7 +11,7 @@ import pytest
 
 from mcplint.engine import Engine
 from mcplint.rules import load
-from tests.ruledocs import RULES_DIR, parse_page, run_transcript
+from tests.ruledocs import RULES_DIR, parse_page, run_example
 
 REGISTRY = load()
 ENGINE = Engine()
@@ -56,7 +56,7 @@ def _examples():
 
 @pytest.mark.parametrize("code,example", list(_examples()))
 def test_rule_examples(code, example):
-    findings = run_transcript(example.text, ENGINE)
+    findings = run_example(example, ENGINE)
     watched = example.codes | {code}
     got = {(f.line, f.code): f.severity.value for f in findings if f.code in watched}
     if example.section == "Use instead":

@@ -21,17 +21,42 @@ One engine serves ``mcplint redact``, the excerpts of findings (``mcplint.excerp
 from __future__ import annotations
 
 from mcplint.redact.engine import (
-    BLOB_KINDS, KINDS, PERSONAL_KINDS, ConfigurationError, RedactOptions, Redactor, UserRule, expand_kinds)
+    BLOB_KINDS,
+    KINDS,
+    PERSONAL_KINDS,
+    ConfigurationError,
+    RedactOptions,
+    Redactor,
+    UserRule,
+    expand_kinds,
+)
 from mcplint.redact.formats import HANDLERS, UnsupportedFormat, redact_stream
-from mcplint.redact.known import SecretsFileError, load as load_secrets
+from mcplint.redact.known import SecretsFileError
+from mcplint.redact.known import load as load_secrets
 from mcplint.redact.layers import BASE64_RUN_RE, STRING_LITERAL_RE
 from mcplint.redact.placeholders import PLACEHOLDER_RE
 from mcplint.redact.report import Report
 
 __all__ = [
-    "BASE64_RUN_RE", "BLOB_KINDS", "ConfigurationError", "HANDLERS", "KINDS", "PERSONAL_KINDS", "PLACEHOLDER_RE",
-    "RedactOptions", "Redactor", "Report", "STRING_LITERAL_RE", "SecretsFileError", "UnsupportedFormat", "UserRule",
-    "expand_kinds", "line_redactor", "load_secrets", "redact_stream", "redact_text",
+    "BASE64_RUN_RE",
+    "BLOB_KINDS",
+    "HANDLERS",
+    "KINDS",
+    "PERSONAL_KINDS",
+    "PLACEHOLDER_RE",
+    "STRING_LITERAL_RE",
+    "ConfigurationError",
+    "RedactOptions",
+    "Redactor",
+    "Report",
+    "SecretsFileError",
+    "UnsupportedFormat",
+    "UserRule",
+    "expand_kinds",
+    "line_redactor",
+    "load_secrets",
+    "redact_stream",
+    "redact_text",
 ]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 #: (name, compiled pattern) of every built-in regex; see tests/test_redact_safety.py.
 REGISTRY: list[tuple[str, re.Pattern[str]]] = []
@@ -33,6 +34,7 @@ def entropy(text: str) -> float:
 _TOKENISH = rx("tokenish", r"[A-Za-z0-9_.~+/=:-]{16,4096}")
 _UUID = rx("uuid", r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = rx("hex", r"[0-9a-fA-F]+")
+_DIGIT = rx("digit", r"\d")
 
 
 def looks_random(value: str, min_len: int = 16) -> bool:
@@ -41,13 +43,11 @@ def looks_random(value: str, min_len: int = 16) -> bool:
     Used only as a gate where the context is already suspicious (a fuzzy key name such as
     ``key``, an ``env`` map, a word like "token" just before it); never on all text.
     """
-    if len(value) < min_len or not _TOKENISH.fullmatch(value):
+    if not min_len <= len(value) <= 1024 or not _TOKENISH.fullmatch(value):
         return False
     if value[0] in "/~." or "://" in value or _UUID.fullmatch(value):
         return False
-    if value.isdigit() or value.isalpha():
-        return False
-    if not any(c.isdigit() for c in value):
+    if value.isdigit() or value.isalpha() or _DIGIT.search(value) is None:
         return False
     return entropy(value) >= (3.0 if len(value) < 24 else 3.4)
 
@@ -55,3 +55,50 @@ def looks_random(value: str, min_len: int = 16) -> bool:
 def is_hex_digest(value: str) -> bool:
     """Git object ids and SHA-256 digests (kept: they identify content, not people)."""
     return len(value) in (40, 64) and bool(_HEX.fullmatch(value))
+
+
+def trie_pattern(words: Iterable[str | bytes], as_bytes: bool = True, longest: bool = False,
+                 suffixes: dict | None = None) -> bytes | str:
+    """A regex matching any of ``words``, shaped as a trie so each position is cheap.
+
+    By default a word that is a prefix of another ends its branch (a search only needs one
+    hit); with ``longest`` the longer words stay reachable and win (leftmost-longest).
+    ``suffixes`` maps a word to a zero-width regex (a lookahead) that must follow it; longer
+    words that start with it stay reachable.
+    """
+    suffixes = suffixes or {}
+    root: dict = {}
+    for word in words:
+        tail = suffixes.get(word, b"" if isinstance(word, bytes) else "")
+        if as_bytes:
+            word = (word.encode("utf-8", "surrogatepass") if isinstance(word, str) else word).decode("latin-1")
+            tail = (tail.encode() if isinstance(tail, str) else tail).decode("latin-1")
+        elif isinstance(tail, bytes):
+            tail = tail.decode("latin-1")
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[None] = tail
+
+    def build(node: dict) -> str:
+        end = None in node
+        suffix = node.get(None) or ""
+        children = sorted(c for c in node if c is not None)
+        if end and not children:
+            return suffix
+        if end and not suffix and not longest:
+            return ""
+        singles: list[str] = []
+        groups: list[str] = []
+        for char in children:
+            tail = build(node[char])
+            (groups.append(re.escape(char) + tail) if tail else singles.append(re.escape(char)))
+        if singles:
+            groups.append(singles[0] if len(singles) == 1 else "[" + "".join(singles) + "]")
+        if end and suffix:
+            groups.append(suffix)
+        body = groups[0] if len(groups) == 1 and not end else "(?:" + "|".join(groups) + ")"
+        return body + "?" if end and not suffix else body
+
+    pattern = build(root) if root else "(?!)"
+    return pattern.encode("latin-1") if as_bytes else pattern

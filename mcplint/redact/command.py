@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -12,9 +13,16 @@ import orjson
 
 from mcplint import config as config_file
 from mcplint.readers import FORMATS
-from mcplint.redact.engine import KINDS, ConfigurationError, RedactOptions, Redactor, UserRule
+from mcplint.redact.engine import (
+    KINDS,
+    ConfigurationError,
+    RedactOptions,
+    Redactor,
+    UserRule,
+)
 from mcplint.redact.formats import UnsupportedFormat, redact_stream
-from mcplint.redact.known import SecretsFileError, load as load_secrets
+from mcplint.redact.known import SecretsFileError
+from mcplint.redact.known import load as load_secrets
 
 
 def _fail(message: str) -> None:
@@ -80,22 +88,18 @@ def redact(path, output, input_format, check, report_format, keep, keep_blobs, s
     redactor = Redactor(options)
     name = "<stdin>" if path == "-" else path
     try:
-        src = sys.stdin.buffer if path == "-" else open(path, "rb")
+        with contextlib.nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb") as src:
+            if check:
+                redact_stream(src, None, redactor, input_format)
+            elif output:
+                _to_file(src, Path(output), redactor, input_format)
+            else:
+                redact_stream(src, sys.stdout.buffer, redactor, input_format)
+                sys.stdout.buffer.flush()
     except OSError as exc:
-        _fail(f"{path}: {exc.strerror or exc}")
-    try:
-        if check:
-            redact_stream(src, None, redactor, input_format)
-        elif output:
-            _to_file(src, Path(output), redactor, input_format)
-        else:
-            redact_stream(src, sys.stdout.buffer, redactor, input_format)
-            sys.stdout.buffer.flush()
+        _fail(f"{exc.filename or path}: {exc.strerror or exc}")
     except UnsupportedFormat as exc:
         _fail(str(exc))
-    finally:
-        if path != "-":
-            src.close()
     report = redactor.report
     if check:
         for hit in report.hits:

@@ -14,8 +14,10 @@
 
 from __future__ import annotations
 
-from mcplint.redact._rx import is_hex_digest, looks_random, rx
-from mcplint.redact.keys import FUZZY, STRONG, KeyClassifier
+import re
+
+from mcplint.redact._rx import is_hex_digest, looks_random, rx, trie_pattern
+from mcplint.redact.keys import STRONG, KeyClassifier
 from mcplint.redact.placeholders import starts_with_placeholder
 from mcplint.redact.spans import GENERIC, STRUCTURE, Span
 
@@ -23,25 +25,29 @@ KINDS = frozenset({"bearer-token", "basic-auth", "auth-credential", "generic-sec
                    "password", "secret", "token", "api-key", "session-id", "private-key", "credential",
                    "signature", "pin", "card", "national-id", "connection-string", "env-secret"})
 
-#: Words whose presence makes the detectors of this module worth running.
-SENSITIVE_WORDS = (r"(?i:passw|passphrase|passcode|pwd|secret|(?<!rogress)(?<!ROGRESS)token(?![sS])|auth(?!or)"
-                   r"|key(?![sS]\b)|cookie|session|credential|creds|signature|bearer|basic\s|private|\bpin\b|\botp\b"
-                   r"|\bsig=|\bpat\b|dsn|connstr)")
-TRIGGERS = (SENSITIVE_WORDS,)
-WORDS = rx("sensitive-words", SENSITIVE_WORDS)
+#: Pieces of sensitive names (see ``keys``): an identifier is judged only when it holds one.
+NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cookie", "credential", "creds", "session",
+              "signature", "sig", "otp", "pin", "dpop", "assertion", "pat", "cvv", "cvc", "card", "ssn", "connstr",
+              "connection", "dsn", "code", "state", "nonce", "salt", "hmac", "verifier", "bearer", "basic",
+              "negotiate")
+#: Words after which a random-looking token is taken for a secret (``generic-secret``).
+_GENERIC = frozenset({"token", "secret", "pass", "key", "credential", "creds"})
+_SCHEMES = ("bearer", "basic", "dpop", "negotiate")
 
+_WORD_TRIE = rx("name-words", trie_pattern(sorted(NAME_WORDS), as_bytes=False))
+_WORD_TRIE_I = rx("name-words-i", trie_pattern(sorted(NAME_WORDS), as_bytes=False), re.IGNORECASE)
 AUTH = rx("auth-scheme", r"(?<![A-Za-z0-9])(?i:(bearer|basic|dpop|negotiate))[ \t]+([A-Za-z0-9._~+/=-]{8,4096}+)")
-_SCHEME = rx("scheme-prefix", r"[ \t]*(?i:bearer|basic|dpop|negotiate|token|digest|ntlm|apikey|sso-key)[ \t]+")
-ASSIGN = rx("assignment", r"(?<![A-Za-z0-9_.])([\"']?)([A-Za-z_][A-Za-z0-9_.-]{0,80}+)\1[ \t]*(:=|=>|=|:)(?!//)[ \t]*")
-FLAG = rx("cli-flag", r"(?<![\w-])--?([A-Za-z][A-Za-z0-9_-]{0,60}+)[ \t]+(?=[^\s-])")
+_SCHEME = rx("scheme-prefix", r"[ \t]{0,16}(?i:bearer|basic|dpop|negotiate|token|digest|ntlm|apikey|sso-key)[ \t]+")
+_IDENT_TAIL = rx("ident-tail", r"[A-Za-z0-9_.-]{0,80}")
+_SEP = rx("assign-sep", r"[ \t]{0,16}(:=|=>|=|:)(?!//)[ \t]{0,16}")
 _QUOTED = rx("quoted-value", r"\"((?:[^\"\\\n]|\\.){0,4096}+)\"?|'([^'\n]{0,4096}+)'?")
 _BARE = rx("bare-value", r"(?:[^\s\"'`;&]|[;&](?![A-Za-z_][A-Za-z0-9_ .-]{0,40}=)){1,4096}+")
 _TO_EOL = rx("line-value", r"[^\r\n]{1,4096}+")
 _RUN = rx("generic-run", r"(?<![A-Za-z0-9_.~+/=-])[A-Za-z0-9_.~+/=-]{16,}")
-_IDENT_TAIL = rx("ident-tail", r"[A-Za-z0-9_-]{0,60}")
-_COOKIE_PAIR = rx("cookie-pair", r"[ \t]*([^=;,\s]{1,256})=([^;]{0,4096}+)")
-TEMPLATE = rx("template", r"\$\{[^}\n]{1,200}\}|\$[A-Za-z_][A-Za-z0-9_]{0,100}|\{\{[^\n]{1,200}?\}\}|%[A-Za-z_][A-Za-z0-9_]{0,100}%"
+_COOKIE_PAIR = rx("cookie-pair", r"(?<![^;,\s])[ \t]{0,16}([^=;,\s]{1,256}+)=([^;]{0,4096}+)")
+TEMPLATE = rx("template", r"\$\{[^}\n]{1,200}\}|\$[A-Za-z_][A-Za-z0-9_]{0,100}|\{\{[^\n{}]{1,200}+\}\}|%[A-Za-z_][A-Za-z0-9_]{0,100}%"
                           r"|<[^<>\n]{1,100}>|\*{3,}|[xX]{4,}|\.{3}|…|(?i:true|false|null|none|undefined|nil|redacted)")
+_IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def is_benign_value(value: str) -> bool:
@@ -81,16 +87,63 @@ def value_spans(kind: str, value: str, offset: int = 0, set_cookie: bool = False
 
 def find(text: str, keys: KeyClassifier) -> list[Span]:
     """Spans of context-found credentials; cheap when no sensitive word occurs."""
-    if WORDS.search(text) is None:
-        return []
+    low = text.lower() if text.isascii() else None
+    hits = _WORD_TRIE.finditer(low) if low is not None else _WORD_TRIE_I.finditer(text)
     spans: list[Span] = []
-    _auth(text, spans)
-    if "=" in text or ":" in text:
-        _assignments(text, keys, spans)
-    if "-" in text:
-        _flags(text, keys, spans)
-    _generic(text, keys, spans)
+    done = -1
+    schemes = False
+    for hit in hits:
+        word = hit.group().lower()
+        schemes = schemes or word in _SCHEMES
+        if hit.start() < done:
+            continue
+        done = _around(text, hit.start(), hit.end(), word, keys, spans)
+    if schemes:
+        _auth(text, spans)
     return spans
+
+
+def _around(text: str, start: int, end: int, word: str, keys: KeyClassifier, spans: list[Span]) -> int:
+    """Judge the identifier holding a sensitive word: ``NAME=value``, ``--flag value``, or a
+    random token just after it. Returns the end of the identifier."""
+    left = start
+    while left > 0 and start - left < 80 and text[left - 1] in _IDENT_CHARS:
+        left -= 1
+    right = _IDENT_TAIL.match(text, end).end()
+    name = text[left:right].rstrip(".")
+    right = left + len(name)
+    dashes = len(name) - len(name.lstrip("-"))
+    bare_name = name[dashes:]
+    if not bare_name or bare_name[0].isdigit():
+        return right
+    quote = text[left - 1] if left and text[left - 1] in "\"'" else ""
+    pos = right + 1 if quote and text.startswith(quote, right) else right
+    sep = _SEP.match(text, pos)
+    verdict = keys.classify(bare_name)
+    if sep is not None and verdict is not None:
+        level, kind = verdict
+        op = sep.group(1)
+        to_eol = op == ":" and (kind in ("authorization", "cookie") or (not quote and level == STRONG))
+        bounds = _value_at(text, sep.end(), to_eol)
+        if bounds is None:
+            return right
+        value = text[bounds[0]:bounds[1]]
+        if not (value[:1] in "{[" and not value.startswith("[REDACTED")) and (level == STRONG or looks_random(value)):
+            spans.extend(value_spans(kind, value, bounds[0], set_cookie=keys.normalize_is(bare_name, "setcookie")))
+        return bounds[1]  # words inside the value belong to it
+    if dashes and verdict is not None and verdict[0] == STRONG and text[pos:pos + 1] in (" ", "\t"):
+        value_start = pos
+        while value_start < len(text) and text[value_start] in " \t":
+            value_start += 1
+        if text[value_start:value_start + 1] not in ("-", ""):
+            bounds = _value_at(text, value_start, to_eol=False)
+            if bounds is not None:
+                spans.extend(value_spans(verdict[1], text[bounds[0]:bounds[1]], bounds[0]))
+                return bounds[1]
+            return right
+    if word in _GENERIC and not (verdict is None and keys.benign(bare_name)):
+        _generic(text, right, spans)
+    return right
 
 
 def _credential_ok(credential: str) -> bool:
@@ -105,6 +158,8 @@ def _auth(text: str, spans: list[Span]) -> None:
         credential = m.group(2)
         if not _credential_ok(credential) or starts_with_placeholder(text[m.start(2):]):
             continue
+        if "=" in credential.rstrip("=") or text[m.end(2):m.end(2) + 1] == '"':
+            continue  # a challenge parameter (Bearer realm="x", resource_metadata="..."), not a token68
         scheme = m.group(1).lower()
         kind = "basic-auth" if scheme == "basic" else "bearer-token" if scheme in ("bearer", "dpop") else "auth-credential"
         spans.append(Span(m.start(2), m.end(2), kind, credential, STRUCTURE))
@@ -128,51 +183,12 @@ def _value_at(text: str, pos: int, to_eol: bool) -> tuple[int, int] | None:
     return (start, end) if end > start else None
 
 
-def _assignments(text: str, keys: KeyClassifier, spans: list[Span]) -> None:
-    for m in ASSIGN.finditer(text):
-        name = m.group(2)
-        verdict = keys.classify(name)
-        if verdict is None:
-            continue
-        level, kind = verdict
-        bounds = _value_at(text, m.end(), to_eol=m.group(3) == ":" and kind in ("authorization", "cookie")
-                           or (m.group(3) == ":" and not m.group(1) and level == STRONG))
-        if bounds is None:
-            continue
-        value = text[bounds[0]:bounds[1]]
-        if value[:1] in "{[" and not value.startswith("[REDACTED"):
-            continue  # a structure, not a value
-        if level == FUZZY and not looks_random(value):
-            continue
-        spans.extend(value_spans(kind, value, bounds[0], set_cookie=keys.normalize_is(name, "setcookie")))
-
-
-def _flags(text: str, keys: KeyClassifier, spans: list[Span]) -> None:
-    for m in FLAG.finditer(text):
-        kind = keys.strong(m.group(1))
-        if kind is None:
-            continue
-        bounds = _value_at(text, m.end(), to_eol=False)
-        if bounds is None:
-            continue
-        spans.extend(value_spans(kind, text[bounds[0]:bounds[1]], bounds[0]))
-
-
-_GENERIC_WORDS = rx("generic-words", r"(?i:token|secret|passw(?:or)?d|api[ _-]?key|access[ _-]?key|key|credential)s?")
-
-
-def _generic(text: str, keys: KeyClassifier, spans: list[Span]) -> None:
-    for m in _GENERIC_WORDS.finditer(text):
-        start = m.start()
-        while start > 0 and start > m.start() - 60 and (text[start - 1].isalnum() or text[start - 1] in "_-"):
-            start -= 1
-        ident = text[start:_IDENT_TAIL.match(text, m.end()).end()]
-        if keys.classify(ident) is None and keys.benign(ident):
-            continue
-        run = _RUN.search(text, m.end(), m.end() + 48)
-        if run is None:
-            continue
-        end = _RUN.match(text, run.start()).end() if run.end() == m.end() + 48 else run.end()
-        value = text[run.start():end]
-        if looks_random(value) and not is_hex_digest(value) and not starts_with_placeholder(text[run.start() - 1:]):
-            spans.append(Span(run.start(), end, "generic-secret", value, GENERIC))
+def _generic(text: str, after: int, spans: list[Span]) -> None:
+    """A random-looking token within 48 characters after a word such as "token" or "secret"."""
+    run = _RUN.search(text, after, after + 48)
+    if run is None:
+        return
+    end = _RUN.match(text, run.start()).end() if run.end() == after + 48 else run.end()
+    value = text[run.start():end]
+    if looks_random(value) and not is_hex_digest(value):
+        spans.append(Span(run.start(), end, "generic-secret", value, GENERIC))

@@ -44,9 +44,21 @@ from mcplint.redact.credentials import is_benign_value, value_spans
 from mcplint.redact.keys import STRONG, KeyClassifier, normalize
 from mcplint.redact.known import KnownValues
 from mcplint.redact.layers import (
-    BASE64_RUN_RE, ESCAPES, PERCENT, STRING_LITERAL_RE, decode_base64_text, decode_literal, encode_base64_text,
-    escape_text, escape_view, percent_encode, percent_view, splice_literal)
+    BASE64_RUN_RE,
+    ESCAPES,
+    PERCENT,
+    STRING_LITERAL_RE,
+    decode_base64_text,
+    decode_literal,
+    encode_base64_text,
+    escape_text,
+    escape_view,
+    percent_encode,
+    percent_view,
+    splice_literal,
+)
 from mcplint.redact.placeholders import PLACEHOLDER_RE, Tagger
+from mcplint.redact.prefilter import Prefilter
 from mcplint.redact.report import Report
 from mcplint.redact.spans import EXPLICIT, STRUCTURE, Span, merge
 
@@ -69,17 +81,16 @@ _PROPAGATING = frozenset({"password", "secret", "credential", "token", "api-key"
                           "connection-string"})
 
 JSON_START = rx("json-start", r'\{\s{0,16}"|\[\s{0,16}[{\["]')
-_NUMBER_AFTER_KEY = rx("number-after-key", r"\s*:\s*(-?\d{1,400}(?:\.\d{1,400})?(?:[eE][+-]?\d{1,10})?)")
+_NUMBER_AFTER_KEY = rx("number-after-key", r"\s{0,64}:\s{0,64}(-?\d{1,400}(?:\.\d{1,400})?(?:[eE][+-]?\d{1,10})?)")
 _COLON_AFTER = rx("colon-after", r"\s{0,64}:")
 _COLON_GAP = rx("colon-gap", r"\s{0,64}:\s{0,64}")
-_UNTERMINATED = rx("unterminated-value", r"\s{0,64}:\s{0,64}\"([^\"]{0,65536})$")
 _BORING_RUN = rx("boring-run", r"[0-9a-fA-F-]+|[a-z0-9/_-]+")
 _JSON_DECODER = json.JSONDecoder()
 
-_BASE_TRIGGERS = (providers.TRIGGERS + credentials.TRIGGERS + urls.TRIGGERS + blobs.TRIGGERS
-                  + (r"%[0-9A-Fa-f]{2}", r"\\u[0-9a-fA-F]{4}", r"\baccept\b"))
-_LINE_ONLY = (r"\\/",)
-_STRING_ONLY = (r'\\["\\/bfnrt]',)
+#: Lines longer than this that hold a long base64 run skip the prefilter (image payloads).
+_LONG_LINE = 8192
+_LONG_B64 = rx("long-base64", r"[A-Za-z0-9+/]{4096}")
+_TIMESTAMP = rx("iso-timestamp", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)?")
 
 
 class ConfigurationError(ValueError):
@@ -130,7 +141,7 @@ def expand_kinds(names: Iterable[str], known: frozenset[str] = KINDS) -> set[str
 
 
 class _Compiled:
-    __slots__ = ("kind", "regex", "triggers", "group")
+    __slots__ = ("group", "kind", "regex", "triggers")
 
     def __init__(self, rule: UserRule):
         try:
@@ -178,28 +189,43 @@ class Redactor:
         self.line = 0
         self._where: list[Any] = []
         self._clean: set[str] = set()
+        self._hot = 0
         self._elicit: OrderedDict[Any, dict] = OrderedDict()
-        extra = tuple(self.known.triggers) + tuple(re.escape(t) for r in self.user_rules for t in r.triggers)
-        base = _BASE_TRIGGERS + (personal.TRIGGERS if self.personal else ())
-        self._line_trigger = re.compile("|".join(base + _LINE_ONLY + extra))
-        self._string_trigger = re.compile("|".join(base + _STRING_ONLY + extra))
+        extra = tuple(self.known.triggers) + tuple(t for r in self.user_rules for t in r.triggers)
+        self.prefilter = Prefilter(extra, personal=self.personal)
 
     # -- public API ----------------------------------------------------------------------------
     def redact_line(self, text: str) -> str:
         """One physical line of any input format (JSON, text with embedded JSON, headers...)."""
-        if not self._needs_work(text, self._line_trigger):
+        if len(text) > _LONG_LINE and _LONG_B64.search(text):
+            return self._document(text, 0)
+        if not self.prefilter(text.encode("utf-8", "surrogatepass"), string=False):
             return text
-        return self._document(text, 0)
+        # a string holding most of this line (the "raw" of a capture record) is not tested again
+        self._hot = len(text) // 2 or 1
+        try:
+            return self._document(text, 0)
+        finally:
+            self._hot = 0
 
     def redact_text(self, text: str) -> str:
         """A multi-line text, line by line (line count and line endings kept)."""
-        return "\n".join(self.redact_line(line) for line in text.split("\n"))
+        from mcplint.redact.formats import LineHandler
+
+        handler = LineHandler(self)
+        return "\n".join(out for line in text.split("\n") for out in handler.feed(line))
 
     def redact_string(self, value: str, depth: int = 0, key: str | None = None) -> str:
         """A decoded string value (a JSON string's content, a stderr line, a file's text)."""
-        if depth > MAX_DEPTH or value in self._clean:
+        if depth > MAX_DEPTH or len(value) < 4 or value in self._clean:
             return value
-        if not self._needs_work(value, self._string_trigger):
+        if len(value) <= 40 and value[:1].isdigit() and _TIMESTAMP.fullmatch(value):
+            return value
+        if len(value) > _LONG_LINE and _LONG_B64.search(value):
+            pass  # a payload (JSON with an image, a base64 text): no prefilter, straight to structure
+        elif self._hot and len(value) >= self._hot:
+            self._hot = 0  # most of a line that just passed the prefilter
+        elif not self.prefilter(value.encode("utf-8", "surrogatepass")):
             if len(value) <= 64 and (key is None or "version" not in key.lower()):
                 if len(self._clean) >= _CLEAN_CACHE:
                     self._clean.clear()
@@ -225,15 +251,6 @@ class Redactor:
         return [(s.kind, s.start, s.end) for s in merge(self._detect(text, None), text)]
 
     # -- documents and text ---------------------------------------------------------------------
-    def _needs_work(self, text: str, trigger: re.Pattern[str]) -> bool:
-        if trigger.search(text) is not None:
-            return True
-        if len(text) >= 20:
-            for m in BASE64_RUN_RE.finditer(text):
-                if not _BORING_RUN.fullmatch(m.group()):
-                    return True
-        return False
-
     def _document(self, text: str, depth: int) -> str:
         head = text.lstrip()[:1]
         if head in ("{", "["):
@@ -366,32 +383,30 @@ class Redactor:
         last_key: str | None = None
         last_key_end = -1
         last_end = 0
-        is_last_key = False
         self._where.append("")
         try:
             for m in STRING_LITERAL_RE.finditer(text):
                 raw = m.group()
                 last_end = m.end()
-                old = decode_literal(raw)
-                if old is None:
-                    is_last_key = False
+                key = last_key if last_key is not None and _COLON_GAP.fullmatch(text, last_key_end, m.start()) else None
+                old = decode_literal(raw) if len(raw) > 1 and raw.endswith('"') else None
+                if old is None:  # a literal cut at the end of the line (or a bad escape)
+                    content = raw[1:]
+                    new = self._keyed(key, content, depth) if key is not None else self._text(content, depth, None)
+                    if new != content:
+                        edits.append((m.start() + 1, m.end(), new))
+                    last_key = None
                     continue
                 if _COLON_AFTER.match(text, m.end()):
                     new = self.redact_string(old, depth + 1)
-                    last_key, last_key_end, is_last_key = old, m.end(), True
+                    last_key, last_key_end = old, m.end()
                 else:
-                    key = last_key if last_key is not None and _COLON_GAP.fullmatch(text, last_key_end, m.start()) else None
                     new = self._keyed(key, old, depth) if key is not None else self.redact_string(old, depth + 1)
-                    is_last_key = False
+                    last_key = None
                 if new != old:
                     edits.append((m.start(), m.end(), splice_literal(raw, old, new)))
-            tail = _UNTERMINATED.match(text, last_end) if is_last_key else None
-            if tail is not None and last_key is not None:
-                new = self._keyed(last_key, tail.group(1), depth)
-                if new != tail.group(1):
-                    edits.append((tail.start(1), tail.end(1), new))
-            elif '"' in text[last_end:] or "=" in text[last_end:]:
-                rest = text[last_end:]
+            rest = text[last_end:]
+            if "=" in rest or ":" in rest:
                 new = self._text(rest, depth, None)
                 if new != rest:
                     edits.append((last_end, len(text), new))
@@ -533,8 +548,20 @@ def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
 class _Ctx:
     """What a container's position says about the strings inside it."""
 
-    __slots__ = ("sens", "schema", "env", "msg", "blob_key", "blob_kind", "mime", "pair", "accept", "answers",
-                 "eprops")
+    __slots__ = (
+        "accept",
+        "answers",
+        "blob_key",
+        "blob_kind",
+        "env",
+        "eprops",
+        "mime",
+        "msg",
+        "pair",
+        "responses",
+        "schema",
+        "sens",
+    )
 
     def __init__(self, sens=None, schema=False, env=False, answers=None, eprops=None):
         self.sens = sens  # kind inherited from a sensitive ancestor key
@@ -548,10 +575,11 @@ class _Ctx:
         self.mime = None
         self.pair = None
         self.accept = False
+        self.responses = False  # a 2026-07-28 inputResponses map
 
 
 class _Frame:
-    __slots__ = ("is_dict", "it", "ctx", "cur", "prev")
+    __slots__ = ("ctx", "cur", "is_dict", "it", "prev")
 
     def __init__(self, is_dict, it, ctx):
         self.is_dict = is_dict
@@ -672,13 +700,19 @@ class _Walk:
     def _message(self, value: dict, ctx: _Ctx) -> None:
         eng = self.eng
         if value.get("method") == "elicitation/create" and "id" in value:
-            params = value.get("params")
-            schema = params.get("requestedSchema") if type(params) is dict else None
-            props = schema.get("properties") if type(schema) is dict else None
-            if type(props) is dict:
+            props = _requested_properties(value.get("params"))
+            if props is not None:
                 eng.remember_elicitation(value["id"], props)
         elif "result" in value and "id" in value and eng._elicit:
             ctx.eprops = eng.elicitation_schema(value["id"])
+        result = value.get("result")
+        requests = result.get("inputRequests") if type(result) is dict else None
+        if type(requests) is dict:  # 2026-07-28 multi-round-trip: answered later in inputResponses
+            for name, request in requests.items():
+                if type(request) is dict and request.get("method") == "elicitation/create":
+                    props = _requested_properties(request.get("params"))
+                    if props is not None:
+                        eng.remember_elicitation(("input", name), props)
 
     def _child(self, parent: _Ctx, key: str | None) -> _Ctx:
         schema = parent.schema or (key is not None and key in SCHEMA_KEYS)
@@ -690,8 +724,11 @@ class _Walk:
         answers = parent.answers
         if key == "content" and parent.accept:
             answers = parent.eprops if parent.eprops is not None else {}
-        child = _Ctx(sens, schema, key is not None and key in ENV_KEYS, answers,
-                     parent.eprops if key == "result" else None)
+        eprops = parent.eprops if key == "result" else None
+        if parent.responses and key is not None:
+            eprops = self.eng.elicitation_schema(("input", key))
+        child = _Ctx(sens, schema, key is not None and key in ENV_KEYS, answers, eprops)
+        child.responses = key == "inputResponses"
         return child
 
     def _in_dict(self, ctx: _Ctx, k: str, v: str) -> str:
@@ -751,6 +788,12 @@ class _Walk:
             if m is not None:
                 edits.append((m.start(1), m.end(1), "0"))
         return _splice(text, edits)
+
+
+def _requested_properties(params: Any) -> dict | None:
+    schema = params.get("requestedSchema") if type(params) is dict else None
+    props = schema.get("properties") if type(schema) is dict else None
+    return props if type(props) is dict else None
 
 
 def _pair_kind(keys: KeyClassifier, name: str) -> str | None:

@@ -36,8 +36,10 @@ class UnsupportedFormat(ValueError):
 class LineHandler:
     """Formats where each physical line stands alone (canonical capture, transcript).
 
-    Text lines that open a PEM private key without closing it start a block: the following
-    lines, up to the ``-----END`` line, are redacted whole (a key printed line by line to stderr).
+    A private key printed line by line (stderr, a log) is a block: a text line that opens a PEM
+    key (``-----BEGIN ... PRIVATE KEY-----``) or a PuTTY key without closing it makes the next
+    lines part of the key while they look like one (base64, or ``Name: value`` headers), up to
+    the ``-----END`` or ``Private-MAC:`` line; they are redacted whole.
     """
 
     def __init__(self, redactor: Redactor):
@@ -52,21 +54,20 @@ class LineHandler:
 
     def _line(self, text: str) -> str:
         if self._pem:
-            return self._pem_line(text)
+            if _KEY_LINE.fullmatch(text):
+                return self._pem_line(text)
+            self._pem = False
         out = self.redactor.redact_line(text)
-        m = _PEM_BEGIN.search(text)
-        if m is not None and "-----END" not in text[m.end():] and text.lstrip()[:1] not in ("{", "["):
-            self._pem = True
+        self._pem = _opens_key(text) and text.lstrip()[:1] not in ("{", "[")
         return out
 
     def _pem_line(self, text: str) -> str:
         end = text.find("-----END")
-        if end >= 0:
+        if end >= 0 or text.startswith("Private-MAC:"):
             self._pem = False
-            close = text.find("-----", end + 8)
+            close = text.find("-----", end + 8) if end >= 0 else -1
             cut = len(text) if close < 0 else close + 5
-            key_part = text[:cut]
-            return self._placeholder(key_part) + self.redactor.redact_line(text[cut:])
+            return self._placeholder(text[:cut]) + self.redactor.redact_line(text[cut:])
         if not text.strip():
             return text
         return self._placeholder(text)
@@ -76,31 +77,37 @@ class LineHandler:
         return self.redactor.tagger.placeholder("private-key", secret)
 
 
+_KEY_LINE = rx("key-line", r"[ \t]{0,8}(?:[A-Za-z0-9+/=]{1,4096}|[A-Za-z][A-Za-z-]{0,40}: [^\r\n]{0,4096}"
+                           r"|-----END [A-Z0-9 ]{0,40}-----[^\r\n]{0,4096})\r?")
+
+
+def _opens_key(text: str) -> bool:
+    """A PEM or PuTTY private key starts on this line and does not end on it."""
+    m = _PEM_BEGIN.search(text)
+    if m is not None:
+        return "-----END" not in text[m.end():]
+    return "PuTTY-User-Key-File-" in text and "Private-MAC:" not in text
+
+
 class CaptureHandler(LineHandler):
     """The canonical capture format: one JSON envelope per line (``raw``/``msg``/stderr text)."""
 
     def _line(self, text: str) -> str:
         if self._pem:
-            return self._stderr_pem(text)
-        out = self.redactor.redact_line(text)
-        if "PRIVATE KEY" in text:
             raw = _stderr_raw(text)
-            if raw is not None:
-                m = _PEM_BEGIN.search(raw)
-                self._pem = m is not None and "-----END" not in raw[m.end():]
-        return out
-
-    def _stderr_pem(self, text: str) -> str:
-        raw = _stderr_raw(text)
-        if raw is None:
+            if raw is not None and _KEY_LINE.fullmatch(raw):
+                new = self._pem_line(raw)
+                if new == raw:
+                    return text
+                envelope = orjson.loads(text)
+                envelope["raw"] = new
+                return orjson.dumps(envelope).decode("utf-8")
             self._pem = False
-            return self.redactor.redact_line(text)
-        new = self._pem_line(raw)
-        if new == raw:
-            return text
-        envelope = orjson.loads(text)
-        envelope["raw"] = new
-        return orjson.dumps(envelope).decode("utf-8")
+        out = self.redactor.redact_line(text)
+        if "PRIVATE KEY" in text or "PuTTY-User-Key-File-" in text:
+            raw = _stderr_raw(text)
+            self._pem = raw is not None and _opens_key(raw)
+        return out
 
 
 def _stderr_raw(text: str) -> str | None:
@@ -167,11 +174,157 @@ class JsonLinesHandler(LineHandler):
             self.redactor.line = line
 
 
+_VSCODE_STDERR = rx("vscode-stderr", r"^(.*?\[server stderr\] ?)(.*)$")
+
+
+class VscodeHandler(LineHandler):
+    """VS Code's MCP output channel: a private key the server prints to stderr line by line is
+    redacted after each line's ``... [warning] [server stderr] `` prefix, which stays."""
+
+    def _line(self, text: str) -> str:
+        m = _VSCODE_STDERR.match(text)
+        if m is None:
+            self._pem = False  # a key block ends with the stderr lines that carry it
+            return super()._line(text)
+        return m.group(1) + super()._line(m.group(2))
+
+
+def _snoop_stderr(text: str) -> str | None:
+    """The ``text`` of an mcpsnoop stderr record, or None."""
+    if '"stderr"' not in text:
+        return None
+    try:
+        envelope = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(envelope, dict) and envelope.get("direction") == "stderr" and isinstance(envelope.get("text"), str):
+        return envelope["text"]
+    return None
+
+
+_SNOOP_SESSION = rx("mcpsnoop-session", r'^\{"session_id":"[^"\\]{0,200}",')
+
+
+class McpsnoopHandler(LineHandler):
+    """mcpsnoop session logs: JSON envelopes; a private key printed to stderr spans records.
+
+    The leading ``session_id`` names the shim process (``server.py-48213-7f3a1c9e2b04``), not an
+    ``Mcp-Session-Id``: it is kept, so sessions stay apart after redaction.
+    """
+
+    def _envelope(self, text: str) -> str:
+        m = _SNOOP_SESSION.match(text)
+        if m is None:
+            return self.redactor.redact_line(text)
+        return text[:m.end()] + self.redactor.redact_line("{" + text[m.end():])[1:]
+
+    def _line(self, text: str) -> str:
+        stderr = _snoop_stderr(text) if (self._pem or "PRIVATE KEY" in text) else None
+        if self._pem:
+            if stderr is None:
+                self._pem = False
+                return self._envelope(text)
+            new = self._pem_line(stderr)
+            if new == stderr:
+                return text
+            envelope = orjson.loads(text)
+            envelope["text"] = new
+            return self._envelope(orjson.dumps(envelope).decode("utf-8"))  # the other members too
+        out = self._envelope(text)
+        if stderr is not None:
+            m = _PEM_BEGIN.search(stderr)
+            self._pem = m is not None and "-----END" not in stderr[m.end():]
+        return out
+
+
+class HarHandler(JsonLinesHandler):
+    """HAR 1.2 documents, redacted as one JSON value whatever their size: header name/value pairs
+    (``Authorization``, ``Cookie``, ``Mcp-Session-Id``...), URLs and query strings, request and
+    response bodies (JSON inside JSON, SSE text); every value of the ``cookies`` arrays is a secret.
+    A document that is not JSON is redacted line by line.
+    """
+
+    def __init__(self, redactor: Redactor):
+        super().__init__(redactor)
+        self._doc: list[str] = []
+
+    def feed(self, text: str) -> list[str]:
+        self._doc.append(text)
+        return []
+
+    def flush(self) -> list[str]:
+        group, self._doc = self._doc, []
+        if not group:
+            return []
+        line, self.redactor.line = self.redactor.line, 1
+        try:
+            out = self.redactor._json_text("\n".join(group), 0)
+            if out is None or out.count("\n") != len(group) - 1:
+                return [self._line(text) for text in group]
+            return _har_cookies(out, self.redactor).split("\n")
+        finally:
+            self.redactor.line = line
+
+
+_HAR_COOKIES = rx("har-cookies", r'"cookies"\s*:\s*\[\s*\{')
+
+
+def _har_cookies(text: str, redactor: Redactor) -> str:
+    """``text`` with the values of the HAR ``cookies`` arrays replaced by placeholders."""
+    if "cookie" in redactor.keep or not _HAR_COOKIES.search(text):
+        return text
+    import json
+    import json.scanner
+
+    class _Literal(str):
+        start = end = 0
+
+    def parse_string(source, end, strict=True):
+        value, after = json.decoder.scanstring(source, end, strict)
+        literal = _Literal(value)
+        literal.start, literal.end = end - 1, after
+        return literal, after
+
+    decoder = json.JSONDecoder()
+    decoder.parse_string = parse_string
+    try:
+        doc, _ = json.scanner.py_make_scanner(decoder)(text, text.index("{"))
+    except (ValueError, StopIteration, RecursionError):
+        return text
+    log = doc.get("log") if isinstance(doc, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
+    edits = []
+    for entry in entries if isinstance(entries, list) else ():
+        for part in (entry.get("request"), entry.get("response")) if isinstance(entry, dict) else ():
+            cookies = part.get("cookies") if isinstance(part, dict) else None
+            for cookie in cookies if isinstance(cookies, list) else ():
+                value = cookie.get("value") if isinstance(cookie, dict) else None
+                if isinstance(value, _Literal) and value and "[REDACTED" not in value \
+                        and not redactor._allowed(str(value)):
+                    redactor._emit("cookie", str(value))
+                    new = "[REDACTED]" if redactor.tagger.plain else redactor.tagger.placeholder("cookie", str(value))
+                    edits.append((value.start, value.end, json.dumps(new)))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
 #: One entry per reader in ``mcplint.readers.READERS``.
 HANDLERS: dict[str, type[LineHandler]] = {
     "jsonl": JsonLinesHandler,
     "capture": CaptureHandler,
     "transcript": LineHandler,
+    # host logs: text lines with JSON inside; raw stderr lines (a PEM key spans them)
+    "claude-desktop": LineHandler,
+    "vscode": VscodeHandler,
+    "go-sdk-log": LineHandler,
+    # a pretty-printed JSON document, redacted as one value
+    "inspector": JsonLinesHandler,
+    # one JSON record per line (MCPSpy's "raw" string is JSON inside JSON, redacted as such)
+    "mcpspy": LineHandler,
+    "mcpsnoop": McpsnoopHandler,
+    # HTTP archives: one JSON document (headers, cookies, bodies, SSE text)
+    "har": HarHandler,
 }
 
 

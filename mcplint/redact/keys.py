@@ -127,7 +127,7 @@ class KeyClassifier:
         cached = self._cache.get(name, 0)
         if cached != 0:
             return cached  # type: ignore[return-value]
-        result = self._judge(normalize(name)) if len(name) <= 128 else None
+        result = self._judge(normalize(name)) if len(name) <= 128 and not name.startswith("[REDACTED") else None
         if len(self._cache) > 50_000:
             self._cache.clear()
         self._cache[name] = result

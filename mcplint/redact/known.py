@@ -30,9 +30,8 @@ from mcplint.redact.spans import KNOWN, Span
 
 KIND = "known-secret"
 MIN_LENGTH = 4
-_STOP = frozenset("true false yes no on off null none production development staging test debug info warn "
-                  "warning error localhost stdio http https".split())
-_DOTENV = rx("dotenv-line", r"[ \t]*(?:export[ \t]+)?([A-Za-z_][A-Za-z0-9_.-]{0,128})[ \t]*=[ \t]*(.{0,65536})")
+_STOP = frozenset(["true", "false", "yes", "no", "on", "off", "null", "none", "production", "development", "staging", "test", "debug", "info", "warn", "warning", "error", "localhost", "stdio", "http", "https"])
+_DOTENV = rx("dotenv-line", r"[ \t]{0,64}(?:export[ \t]{1,16})?([A-Za-z_][A-Za-z0-9_.-]{0,128}+)[ \t]{0,16}=[ \t]{0,16}(.{0,65536}+)")
 
 
 class SecretsFileError(ValueError):
@@ -147,8 +146,7 @@ class KnownValues:
         alternation = "|".join(re.escape(v) for v in sorted(variants, key=len, reverse=True))
         self.regex = re.compile(alternation) if variants else None
         #: What the values look like inside a raw JSON line (for the engine's prefilter).
-        self.triggers = sorted({re.escape(orjson.dumps(v).decode()[1:-1]) for v in variants}
-                               | {re.escape(v) for v in variants}, key=len, reverse=True)
+        self.triggers = sorted({orjson.dumps(v).decode()[1:-1] for v in variants} | set(variants))
 
     def __bool__(self) -> bool:
         return self.regex is not None

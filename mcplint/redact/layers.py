@@ -25,7 +25,10 @@ import orjson
 
 from mcplint.redact._rx import rx
 
-STRING_LITERAL_RE = rx("json-string", r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+#: A JSON string literal; the closing quote is optional, so a literal cut at the end of a text
+#: matches to the end instead of failing (a failing match would be retried from every later
+#: quote: quadratic on ``\"\"\"...``). Callers skip literals that do not decode.
+STRING_LITERAL_RE = rx("json-string", r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
 BASE64_RUN_RE = rx("base64-run", r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 #: Backslash escapes worth decoding in free text (JSON printed inside a string or a log line).
 ESCAPES = rx("escapes", r'\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}')
@@ -90,7 +93,7 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 class View:
     """A decoded view of ``raw`` with the chunk map needed to write changes back."""
 
-    __slots__ = ("raw", "text", "_dec", "_raw", "_exact")
+    __slots__ = ("_dec", "_exact", "_raw", "raw", "text")
 
     def __init__(self, raw: str, unit: re.Pattern[str], decode: Callable[[str], tuple[str, bool]]):
         self.raw = raw
@@ -141,7 +144,7 @@ def _decode_escape(unit: str) -> tuple[str, bool]:
     if unit[0] != "\\" or len(unit) == 1:
         return unit, True
     if unit[1] == "u":
-        return chr(int(unit[2:], 16)), False
+        return chr(int(unit[2:], 16)), False  # noqa: FURB166 (four hex digits, no prefix)
     return _SIMPLE_ESCAPES[unit[1]], False
 
 
@@ -167,6 +170,12 @@ def splice_literal(raw: str, old: str, new: str) -> str:
         p = _common_prefix(old, new)
         q = _common_suffix(old, new, min(len(old), len(new)) - p)
         return '"' + old[:p] + escape_text(new[p:len(new) - q], ascii_only) + old[len(old) - q:] + '"'
+    p = _common_prefix(old, new)
+    q = _common_suffix(old, new, min(len(old), len(new)) - p)
+    head, tail = escape_text(old[:p], ascii_only), escape_text(old[len(old) - q:], ascii_only)
+    if content.startswith(head) and content.endswith(tail) and len(head) + len(tail) <= len(content):
+        # the usual case: the literal escapes the way we do, so the unchanged parts are found as is
+        return '"' + head + escape_text(new[p:len(new) - q], ascii_only) + tail + '"'
     view = escape_view(content)
     if view.text != old:  # unusual escapes: encode the whole value afresh
         return encode_string(new, ascii_only)

@@ -30,8 +30,7 @@ EMAIL = rx("email", r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9
 _RESERVED = ("example.com", "example.org", "example.net", EMAIL_DOMAIN)
 _RESERVED_TLDS = (".example", ".invalid", ".test", ".localhost", ".local", ".internal")
 _FILE_EXTENSIONS = frozenset(
-    "png jpg jpeg gif svg webp ico bmp tiff js mjs cjs ts tsx jsx json css scss less html htm txt log lock "
-    "yaml yml toml xml map wasm pdf md py rs go rb java kt swift php sh zip gz tar mp3 mp4 wav".split())
+    ["png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "bmp", "tiff", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "css", "scss", "less", "html", "htm", "txt", "log", "lock", "yaml", "yml", "toml", "xml", "map", "wasm", "pdf", "md", "py", "rs", "go", "rb", "java", "kt", "swift", "php", "sh", "zip", "gz", "tar", "mp3", "mp4", "wav"])
 _TECHNICAL_USERS = frozenset({"git", "noreply", "no-reply", "donotreply", "mailer-daemon", "postmaster"})
 
 PHONE = rx("phone", r"(?<![\w+])\+[1-9][0-9 ().-]{6,18}[0-9](?![\w])"
@@ -61,19 +60,27 @@ TRIGGERS = (
 )
 
 
+_ZEROS = str.maketrans("0123456789", "0000000000")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+
+
 def find(text: str, key: str | None = None) -> list[Span]:
     spans: list[Span] = []
     if "@" in text:
         _emails(text, spans)
-    if "+" in text or "-" in text or "(" in text or "." in text:
-        _phones(text, spans)
-    _cards(text, spans)
-    if "." in text and (key is None or "version" not in key.lower()):
-        _ipv4(text, spans)
-    if "::" in text or text.count(":") >= 7:
-        _ipv6(text, spans)
     if "/Users/" in text or "/home/" in text or "\\" in text:
         _homes(text, spans)
+    if "::" in text or text.count(":") >= 7:
+        _ipv6(text, spans)
+    if sum(map(text.count, "0123456789")) < 7:
+        return spans  # phones, cards and dotted quads need more digits
+    zeros = text.translate(_ZEROS)
+    if "+" in text or "000-000-0000" in zeros or "000.000.0000" in zeros or "(000)" in zeros:
+        _phones(text, spans)
+    if "0000" in zeros:
+        _cards(text, spans)
+    if "..." in text.translate(_NO_DIGITS) and (key is None or "version" not in key.lower()):
+        _ipv4(text, spans)
     return spans
 
 
@@ -82,9 +89,16 @@ def _emails(text: str, spans: list[Span]) -> None:
         domain = m.group(1).lower()
         local = m.group()[: m.start(1) - m.start() - 1]
         if (domain in _RESERVED or domain.endswith(_RESERVED_TLDS) or domain.rsplit(".", 1)[-1] in _FILE_EXTENSIONS
-                or local.lower() in _TECHNICAL_USERS or PSEUDONYM_RE.fullmatch(local)):
+                or local.lower() in _TECHNICAL_USERS or PSEUDONYM_RE.fullmatch(local) or _in_authority(text, m.start())):
             continue
         spans.append(Span(m.start(), m.end(), "email", m.group(), PERSONAL))
+
+
+def _in_authority(text: str, start: int) -> bool:
+    """``scheme://user:password@host``: the ``password@host`` part is not an email."""
+    before = text[max(0, start - 256):start]
+    scheme = before.rfind("://")
+    return scheme >= 0 and not any(c in before[scheme + 3:] for c in "/ \t\r\n\"'<>")
 
 
 def _phones(text: str, spans: list[Span]) -> None:

@@ -14,13 +14,15 @@ prefix and a random body, so the repository never holds a contiguous token liter
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mcplint.redact._rx import rx
+from mcplint.redact._rx import rx, trie_pattern
 from mcplint.redact.spans import PROVIDER, Span
 
 ALNUM = string.ascii_letters + string.digits
@@ -193,11 +195,12 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("mailgun-key", (), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])",
               lambda r: "ke" + "y-" + body(r, HEX, 32), extend=False, quick="key-"),
     # generic shapes with a fixed signature
-    TokenRule("jwt", ("eyJ",), r"eyJ[A-Za-z0-9_-]{8,4096}+\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample),
+    TokenRule("jwt", ("eyJ",), r"eyJ[A-Za-z0-9_-]{8,1024}+\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample),
     TokenRule("private-key", ("-----BEGIN ",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
               _pem_sample, extend=False, finish=_pem_end),
     TokenRule("private-key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d: ",
-              lambda r: "PuTTY-User-Key-File-" + "3: ssh-rsa\nPrivate-Lines: 1\n" + body(r, B64, 64),
+              lambda r: "PuTTY-User-Key-File-" + "3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\n" + body(r, B64, 64)
+              + "\nPrivate-Lines: 1\n" + body(r, B64, 64) + "\nPrivate-MAC: " + body(r, HEX, 64),
               extend=False, finish=lambda text, start: len(text)),
 )
 
@@ -205,16 +208,11 @@ KINDS: frozenset[str] = frozenset(rule.kind for rule in RULES)
 
 _PREFIXED = [(p, rule) for rule in RULES for p in rule.prefixes]
 _PREFIXED.sort(key=lambda pr: -len(pr[0]))
-TRIGGER = rx("provider-trigger", "|".join(re.escape(p) for p, _ in _PREFIXED))
+TRIGGER = rx("provider-trigger", trie_pattern([p for p, _ in _PREFIXED], as_bytes=False))
 _BY_HEAD: dict[str, list[tuple[str, TokenRule, re.Pattern[str]]]] = {}
 for _prefix, _rule in _PREFIXED:
     _BY_HEAD.setdefault(_prefix[:2], []).append((_prefix, _rule, rx(f"provider:{_rule.kind}", _rule.pattern)))
 _SCANS = [(rule, rx(f"provider:{rule.kind}", rule.pattern)) for rule in RULES if rule.scan]
-
-#: Fragments for the engine's prefilter: any provider token makes one of these match.
-TRIGGERS: tuple[str, ...] = tuple(re.escape(p) for p, _ in _PREFIXED) + (
-    r"\d:AA", r"\dQ~", r"\.atlasv1\.", r"SK[0-9a-fA-F]{32}", r"key-[0-9a-f]{32}")
-
 
 def find(text: str) -> list[Span]:
     """Spans of provider tokens in ``text``."""
@@ -249,5 +247,16 @@ def find(text: str) -> list[Span]:
 
 
 def _example(rule: TokenRule, secret: str) -> bool:
-    """Documented example values (AWS ``...EXAMPLE`` keys) are not secrets."""
-    return rule.kind == "aws-access-key-id" and secret.endswith("EXAMPLE")
+    """Not a secret after all: documented examples (AWS ``...EXAMPLE`` keys), and ``eyJ...``
+    values whose first part decodes to a JSON object that is not a JOSE header (opaque state
+    handles and cursors such as ``base64({"step": 2}).tag``)."""
+    if rule.kind == "aws-access-key-id":
+        return secret.endswith("EXAMPLE")
+    if rule.kind == "jwt":
+        head = secret.split(".", 1)[0]
+        try:
+            header = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+        except ValueError:
+            return False  # cut or unusual: keep treating it as a token
+        return isinstance(header, dict) and not ({"alg", "enc", "typ", "kid"} & set(header))
+    return False

@@ -46,7 +46,8 @@ class Report:
         if not self.counts:
             return f"nothing to redact in {self.lines} lines"
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])))
-        return (f"{self.total} values in {self.changed_lines} of {self.lines} lines ({kinds})")
+        values = "value" if self.total == 1 else "values"
+        return f"{self.total} {values} in {self.changed_lines} of {self.lines} lines ({kinds})"
 
     def as_json(self, path: str) -> dict:
         return {

@@ -26,7 +26,6 @@ KINDS = frozenset({"url-password", "url-userinfo", "url-secret", "url-path-secre
 URL = rx("url", r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://([^\s\"'<>\\`{}|^]{1,4096}+)")
 PARAM = rx("url-param", r"[?&#;]([^=&#;\s/]{1,80})=([^&#\s]{0,4096}+)")
 _UUID_SEGMENT = rx("uuid-segment", r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-_FILENAME = rx("filename", r".{1,200}\.[A-Za-z0-9]{1,5}")
 
 TRIGGERS = (r"://", r":\\/\\/")
 
@@ -97,7 +96,8 @@ def _secretish(segment: str, min_len: int) -> bool:
                + any(c.isdigit() for c in segment) + any(not c.isalnum() for c in segment))
     if classes < 3:
         return False
-    if _FILENAME.fullmatch(segment) and segment.rsplit(".", 1)[1].isalpha():
+    extension = segment.rsplit(".", 1)[1] if "." in segment[-6:] else ""
+    if extension.isalpha():  # a file name
         return False
     if "%" in segment or "[" in segment:
         return False

@@ -22,6 +22,7 @@ class RunSummary:
     sessions: dict[str, list[SessionInfo]] = field(default_factory=dict)  # path -> sessions
     formats: dict[str, str] = field(default_factory=dict)  # path -> input format
     crashes: list[str] = field(default_factory=list)  # internal errors of rules (bugs to report)
+    skipped: list[str] = field(default_factory=list)  # files under directories in no known format
 
     @staticmethod
     def counts(findings: list[Finding]) -> dict[Severity, int]:
@@ -37,6 +38,7 @@ class RunSummary:
         self.sessions.update(other.sessions)
         self.formats.update(other.formats)
         self.crashes.extend(other.crashes)
+        self.skipped.extend(other.skipped)
 
     def session_count(self) -> int:
         return sum(len(v) for v in self.sessions.values())

@@ -26,6 +26,7 @@ RULE_MODULES = (
     "mcplint.rules.roots",
     "mcplint.rules.meta",
     "mcplint.rules.schema", "mcplint.rules.tools",
+    "mcplint.rules.http_legacy", "mcplint.rules.http_sse", "mcplint.rules.http_modern", "mcplint.rules.auth",
 )
 
 _loaded = False

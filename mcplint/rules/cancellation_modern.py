@@ -53,3 +53,8 @@ class StdioCancelRequired(_Reissue):
     versions = protocol.MODERN
     hint = ("On stdio, send notifications/cancelled for every request you stop waiting for "
             "(before sending it again).")
+
+    def check(self, record, session):
+        if record.transport == "http":
+            return ()  # over Streamable HTTP closing the stream is the cancellation
+        return super().check(record, session)

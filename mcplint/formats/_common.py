@@ -1,0 +1,138 @@
+"""Pieces shared by the host-log and recorder readers (not a format of its own)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import orjson
+
+from mcplint.model import Direction, Kind
+from mcplint.parse import Frame
+from mcplint.readers import MAX_LINE_BYTES, parse_ts
+
+ENVELOPE = frozenset({"envelope"})
+_FRACTION = re.compile(r"(\.\d{6})\d+")
+
+
+def timestamp(ts: Any) -> float | None:
+    """Epoch seconds of an ISO-8601 string (nanosecond fractions allowed), or None."""
+    t = parse_ts(ts)
+    if t is None and isinstance(ts, str):
+        t = parse_ts(_FRACTION.sub(r"\1", ts))
+    return t
+
+
+def iso_after(ts: str | None, milliseconds: Any) -> str | None:
+    """``ts`` plus ``milliseconds`` as an ISO-8601 string (None when either is unusable)."""
+    t = timestamp(ts)
+    if t is None or not isinstance(milliseconds, (int, float)) or isinstance(milliseconds, bool):
+        return None
+    moment = datetime.fromtimestamp(t, UTC) + timedelta(milliseconds=milliseconds)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def oversized(line: int, data: bytes) -> Frame:
+    return Frame(line, data, kind=Kind.MALFORMED, flags=frozenset({"oversized"}),
+                 error=f"line longer than {MAX_LINE_BYTES} bytes; not parsed")
+
+
+def comment(line: int, text: str | bytes, **facts: Any) -> Frame:
+    return Frame(line, text, kind=Kind.COMMENT, observed=False, **facts)
+
+
+def unreadable(line: int, text: str, error: str) -> Frame:
+    """A line the reader cannot interpret: reported (JR002, party capture), never dropped."""
+    return Frame(line, text, kind=Kind.MALFORMED, flags=ENVELOPE, error=error)
+
+
+def split_json(text: str) -> tuple[str, str]:
+    """``(message, suffix)``: a JSON value at the start of ``text`` and what follows it.
+
+    When ``text`` does not start with a complete JSON value the whole of it is the message
+    (the parser then reports it as malformed or as text, with the line's content).
+    """
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if exc.msg == "unexpected content after document" and exc.pos > 0:
+            return text[:exc.pos].rstrip(), text[exc.pos:]
+        return text, ""
+    return text, ""
+
+
+def is_initialize(text: str | bytes) -> bool:
+    """Whether a message text is an ``initialize`` request (a new session of the same peers)."""
+    if (b'"initialize"' if isinstance(text, bytes) else '"initialize"') not in text:
+        return False
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and value.get("method") == "initialize" and "id" in value
+
+
+class Starts:
+    """Session keys ``<server>#<start n>``: one per server and per process start.
+
+    A start is counted at a start marker of the log (``Initializing server...``); with
+    ``lazy`` a marker right after another one (no traffic in between) is the same start. An
+    ``initialize`` request after other messages of the same start also begins a new session.
+    """
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = {}
+        self.busy: dict[str, bool] = {}  # anything (stderr included) since the last start
+        self.messages: dict[str, int] = {}  # messages since the last start
+
+    def start(self, name: str, lazy: bool = False) -> None:
+        if lazy and self.count.get(name) and not self.busy.get(name):
+            return
+        self.count[name] = self.count.get(name, 0) + 1
+        self.busy[name] = False
+        self.messages[name] = 0
+
+    def message(self, name: str, direction: Direction | None, text: str | bytes) -> str:
+        """The session key of a message from or to ``name``."""
+        if not self.count.get(name) or self.messages.get(name) and direction is not Direction.S2C and is_initialize(text):
+            self.start(name)
+        self.busy[name] = True
+        self.messages[name] = self.messages.get(name, 0) + 1
+        return f"{name}#{self.count[name]}"
+
+    def peek(self, name: str | None) -> str | None:
+        """The session key of ``name``'s current start, without counting it as used."""
+        if name is None or not self.count.get(name):
+            return None
+        return f"{name}#{self.count[name]}"
+
+    def current(self, name: str | None) -> str | None:
+        """The session key of ``name``'s current start (for its stderr), None before any."""
+        if name is None or not self.count.get(name):
+            return None
+        self.busy[name] = True
+        return f"{name}#{self.count[name]}"
+
+
+def js_depth(text: str) -> int:
+    """Opened minus closed brackets of a JavaScript object literal line (``util.inspect``
+    output), outside of quoted strings."""
+    depth = 0
+    quote = ""
+    escaped = False
+    for char in text:
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+    return depth
