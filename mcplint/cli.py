@@ -212,8 +212,10 @@ def diagnose(paths, input_format, protocol_version, output_format) -> None:
     diagnoses = list(collector.diagnoses.values())
     if output_format == "json":
         click.echo(orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode())
-    elif output_format == "markdown":
-        click.echo(diagnose_report.markdown(diagnoses))
+    elif output_format == "markdown":  # meant for public issue trackers: personal data redacted too
+        from mcplint.redact import Redactor
+
+        click.echo(Redactor().redact_text(diagnose_report.markdown(diagnoses)))
     else:
         click.echo(diagnose_report.text(diagnoses))
 

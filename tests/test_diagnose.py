@@ -86,3 +86,9 @@ def test_stall_details():
     assert d["open_requests"][0]["age"] > 40
     (d,) = diagnose("samples/stall-progress-only.mcplog")
     assert d["timeouts"][0]["signature"].startswith("cancelled with reason")
+
+
+def test_markdown_redacts_personal_data():
+    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown",
+                                         "samples/stalled-initialize.mcplog"]).output
+    assert "/Users/sam/" not in markdown and "/Users/user-" in markdown
