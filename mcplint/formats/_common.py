@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -31,6 +32,20 @@ def iso_after(ts: str | None, milliseconds: Any) -> str | None:
         return None
     moment = datetime.fromtimestamp(t, UTC) + timedelta(milliseconds=milliseconds)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def sniff_json_lines(head: list[str], marker: str, accept: Callable[[Any], bool], score: int = 93) -> int:
+    """``score`` when one of the first JSON lines holding ``marker`` is a record ``accept`` knows."""
+    for text in head[:20]:
+        if not text.startswith("{") or marker not in text:
+            continue
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            continue
+        if accept(value):
+            return score
+    return 0
 
 
 def oversized(line: int, data: bytes) -> Frame:

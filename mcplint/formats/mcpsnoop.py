@@ -27,7 +27,7 @@ from typing import Any
 
 import orjson
 
-from mcplint.formats._common import comment, oversized, timestamp, unreadable
+from mcplint.formats._common import comment, oversized, sniff_json_lines, timestamp, unreadable
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, decode_line
 from mcplint.readers import InputFormat, register_format
@@ -90,16 +90,7 @@ def read_mcpsnoop(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
 
 def sniff_mcpsnoop(head: list[str]) -> int:
-    for text in head[:20]:
-        if not text.startswith("{") or '"session_id"' not in text:
-            continue
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            continue
-        if is_envelope(value):
-            return 93
-    return 0
+    return sniff_json_lines(head, '"session_id"', is_envelope)
 
 
 FORMAT = register_format(InputFormat(

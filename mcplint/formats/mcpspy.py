@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.formats._common import Starts, comment, oversized, timestamp, unreadable
+from mcplint.formats._common import Starts, comment, oversized, sniff_json_lines, timestamp, unreadable
 from mcplint.model import Direction
 from mcplint.parse import Frame, decode_line
 from mcplint.readers import InputFormat, register_format
@@ -133,16 +133,7 @@ def read_mcpspy(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
 
 def sniff_mcpspy(head: list[str]) -> int:
-    for text in head[:20]:
-        if not text.startswith("{") or '"transport_type"' not in text:
-            continue
-        try:
-            value = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            continue
-        if is_event(value):
-            return 93
-    return 0
+    return sniff_json_lines(head, '"transport_type"', is_event)
 
 
 FORMAT = register_format(InputFormat(
