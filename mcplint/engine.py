@@ -15,6 +15,32 @@ from mcplint.rules import all_rules
 from mcplint.rules._base import TRACKERS, Rule, Tracker
 
 
+#: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
+FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32}
+
+
+def record_features(record: Record, session: Session) -> int:
+    """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests)."""
+    bits = 0
+    if record.flags:
+        bits |= 1
+    if record.direction is None:
+        bits |= 2
+    if record.t is not None:
+        bits |= 4
+    if record.http is not None:
+        bits |= 8
+    if record.kind is Kind.RESULT:
+        holder = record.msg.get("result") if type(record.msg) is dict else None
+    else:
+        holder = record.params
+    if type(holder) is dict and "_meta" in holder:
+        bits |= 16
+    if not session.messages:
+        bits |= 32
+    return bits
+
+
 class Engine:
     """Runs a fixed set of rules over record streams.
 
@@ -38,6 +64,7 @@ class Engine:
                     for method in rule.methods:
                         self._by_method.setdefault((kind, method), []).append(rule)
         self._dispatch: dict[tuple, tuple[Rule, ...]] = {}
+        self._required = {r.code: sum(FEATURES[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
@@ -82,9 +109,8 @@ class Engine:
         """Rules interested in this record's kind, method, phase and flags that apply to its
         revision (cached per combination)."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
-        phase, flagged, undirected = session.phase, bool(record.flags), record.direction is None
-        answer = record.answer
-        key = (kind, method, version, modern, phase, flagged, undirected, answer)
+        phase, features, answer = session.phase, record_features(record, session), record.answer
+        key = (kind, method, version, modern, phase, features, answer)
         rules = self._dispatch.get(key)
         if rules is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
@@ -96,8 +122,8 @@ class Engine:
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
-                 and (r.requires is None or (r.requires == "flags" and flagged)
-                      or (r.requires == "undirected" and undirected))),
+                 and self._required[r.code] & features == self._required[r.code]
+                 and r.dispatches(kind, method, version, modern)),
                 key=lambda r: r.code))
         return rules
 

@@ -309,3 +309,30 @@ def test_mrtr_rounds_reset_when_the_call_completes():
         text += line("C→S", call(i, name="deploy", modern=True))
         text += line("S→C", result(i, {"resultType": "input_required", "requestState": f"t{i}"}))
     assert codes(text, "HX012") == []
+
+
+# -- HX011 prefilter: the one-pass scan answers as the plain substring tests do ----------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mcplint.rules import heuristics  # noqa: E402
+
+_PIECES = st.sampled_from([
+    "token", "progressToken", "maxTokens", "TOKEN", "Authorization", "api_key", "sk-", "task-x", "ghp_",
+    "GHP_", "eyJ", "Bearer", "BASIC", "://", "@", "-----BEGIN", "akia", "AKIA", "xox", " ", "é", "\\n", "a"])
+
+
+def _substring_reference(data: bytes) -> bool:
+    lower = data.lower()
+    if any(fragment in lower for fragment in heuristics._KEY_FRAGMENTS):
+        return True
+    if lower.count(b"token") > sum(lower.count(h) for h in heuristics._HARMLESS_TOKENS):
+        return True
+    return heuristics.has_token_probe(data.decode("utf-8", "replace"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_secret_prefilter_matches_the_substring_tests(text):
+    data = text.encode()
+    assert heuristics.might_hold_secret(data) == _substring_reference(data)

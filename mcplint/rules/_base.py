@@ -61,9 +61,11 @@ class Rule:
     methods: ClassVar[frozenset[str] | None] = None
     #: lifecycle phases (analyzer.Phase) in which the rule can fire; None = any
     phases: ClassVar[frozenset[str] | None] = None
-    #: a precondition the engine checks before calling: "flags" (the record carries decoding or
-    #: framing flags) or "undirected" (its direction is unknown); None = always call
-    requires: ClassVar[str | None] = None
+    #: record features the engine checks before calling (all must hold; see ``FEATURES``):
+    #: "flags" (decoding or framing flags), "undirected" (direction unknown), "timed" (the record
+    #: has a timestamp), "http" (HTTP facts), "meta" (its params or result hold ``_meta``),
+    #: "first" (the session's first message)
+    requires: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
     default: ClassVar[bool] = True
@@ -72,6 +74,15 @@ class Rule:
     Options: ClassVar[type | None] = None
 
     # -- hooks -----------------------------------------------------------------------------
+    @classmethod
+    def dispatches(cls, kind: Kind, method: str | None, revision: str | None, modern: bool) -> bool:
+        """Whether records of this kind and method in this revision can concern the rule at all.
+
+        Decided once per combination when the engine builds its dispatch table, so a rule whose
+        verdict depends only on these facts costs nothing on the records it cannot judge.
+        """
+        return True
+
     def check(self, record: Record, session: Session) -> Iterable[Finding]:
         return ()
 

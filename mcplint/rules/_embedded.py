@@ -31,8 +31,18 @@ ANSWERED = frozenset({"ok", "after-cancel", "type-mismatch"})
 
 
 def methods_for(method: str) -> frozenset[str]:
-    """Dispatch methods of a rule about ``method``: itself plus the MRTR carriers."""
+    """Dispatch methods of a rule about ``method``: itself plus the MRTR carriers (pair it
+    with :data:`carried_in_modern`)."""
     return frozenset({method}) | MRTR_METHODS
+
+
+def _carried_in_modern(cls, kind: Kind, method: str | None, revision: str | None, modern: bool) -> bool:
+    return method not in MRTR_METHODS or revision in protocol.MODERN
+
+
+#: ``Rule.dispatches`` of the rules of this family: an MRTR carrier (tools/call...) only holds
+#: a client-feature payload in 2026-07-28, so its records of older revisions are not dispatched.
+carried_in_modern = classmethod(_carried_in_modern)
 
 
 @dataclass(slots=True)

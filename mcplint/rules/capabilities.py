@@ -301,6 +301,12 @@ class CapabilityShape(Rule):
     kinds = frozenset({Kind.REQUEST, Kind.RESULT})
     hint = 'Declare each capability as an object: "tools": {"listChanged": true}, "logging": {}.'
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        if kind is Kind.REQUEST:
+            return method == "initialize" or modern
+        return method in ("initialize", "server/discover")
+
     def check(self, record, session):
         if record.kind is Kind.REQUEST:
             if record.method == "initialize" and record.direction is Direction.C2S:

@@ -39,6 +39,7 @@ from mcplint.rules._embedded import (
     is_number,
     json_type,
     legacy_caps,
+    carried_in_modern,
     methods_for,
     report_problems,
 )
@@ -103,6 +104,7 @@ class ElicitationModeUndeclared(Rule):
     party = "server"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ('Send mode "url" only to clients declaring elicitation.url, and form mode only to clients '
             'declaring elicitation.form (or an empty elicitation: {}).')
 
@@ -224,6 +226,7 @@ class FormSchemaRestricted(Rule):
     party = "server"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ('Use {"type": "object", "properties": {...}} whose properties are string, number, integer, '
             "boolean or enum schemas; no nested objects or arrays of objects.")
 
@@ -274,6 +277,7 @@ class UrlModeParams(Rule):
     party = "server"
     versions = _MODES
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Send {"mode": "url", "message": "...", "url": "https://...", "elicitationId": "<unique id>"}.'
 
     def check(self, record, session):
@@ -293,6 +297,7 @@ class ElicitResultAction(Rule):
     party = "client"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Answer with {"action": "accept" | "decline" | "cancel"} (plus content for an accepted form).'
 
     def check(self, record, session):
@@ -345,6 +350,7 @@ class ElicitResultContentMisplaced(Rule):
     party = "client"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ("Send content only with action accept of a form-mode elicitation, as an object of "
             "strings, numbers, booleans or string arrays.")
 
@@ -426,6 +432,7 @@ class ElicitContentSchemaMismatch(Rule):
     party = "client"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = "Validate the user's input against requestedSchema before accepting (required fields, types, enums, bounds)."
 
     def check(self, record, session):
@@ -595,6 +602,7 @@ class SensitiveDataViaForm(Rule):
     confidence = "low"
     versions = _ELICITATION
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ("Never collect credentials or payment data through a form; from 2025-11-25 send a URL-mode "
             "elicitation to a page of your own instead.")
 

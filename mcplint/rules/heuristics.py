@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
 
+import ahocorasick_rs
 import orjson
 
 from mcplint import protocol
@@ -144,7 +145,7 @@ class SlowResponse(Rule):
     severity, level, spec = Severity.INFO, "heuristic", _TIMEOUTS
     confidence = "low"
     party = "sender"
-    kinds = RESPONSES
+    kinds, requires = RESPONSES, frozenset({"timed"})
     answers = frozenset({"ok"})
     hint = ("Answer quickly or report progress (notifications/progress) while working; "
             "clients time out silent requests.")
@@ -413,7 +414,7 @@ class CaptureTruncated(Rule):
     severity, level, spec = Severity.INFO, "info", "basic/lifecycle §Initialization"
     confidence = "low"
     party = "capture"
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"first"})
     hint = ("Start the capture before the client connects (mcplint capture -- CMD), or pass "
             "--protocol-version when analysing a partial capture (which also silences this note).")
 
@@ -446,22 +447,33 @@ _MAX_NODES = 20_000  # JSON nodes of one message walked at most
 
 
 #: Member-name fragments of credentials (see ``sensitive_key``); a line with none of them and no
-#: token probe holds nothing HX011 reports, so its JSON is not walked at all. Plain substring
-#: tests on the lowered line: far cheaper than a case-insensitive alternation.
+#: token probe holds nothing HX011 reports, so its JSON is not walked at all.
 _KEY_FRAGMENTS = (b"authoriz", b"cookie", b"apikey", b"api_key", b"api-key", b"passw", b"pwd", b"secret",
                   b"bearer", b"private", b"credential", b"access_key", b"accesskey")
 _HARMLESS_TOKENS = (b"progresstoken", b"maxtokens")
+#: One pass over the lowered line finds every literal the prefilter asks about (Aho-Corasick,
+#: several hundred MB/s: the line may carry KBs of tool output).
+_LITERALS = (*_KEY_FRAGMENTS, b"token", *_HARMLESS_TOKENS,
+             *dict.fromkeys(probe.lower().encode() for probe in _TOKEN_PROBES + _AUTH_PROBES), b"sk-", b"://")
+_FIRST_TOKEN = len(_KEY_FRAGMENTS)
+_FIRST_PROBE = _FIRST_TOKEN + 1 + len(_HARMLESS_TOKENS)
+_SCANNER = ahocorasick_rs.BytesAhoCorasick(_LITERALS, implementation=ahocorasick_rs.Implementation.DFA)
 
 
 def might_hold_secret(data: bytes | str) -> bool:
     """Cheap test on the raw line: a credential-like member name or a token-shaped literal."""
     raw = data[:_MAX_SCAN] if isinstance(data, bytes) else data[:_MAX_SCAN].encode("utf-8", "replace")
-    lower = raw.lower()
-    if any(fragment in lower for fragment in _KEY_FRAGMENTS):
+    found = _SCANNER.find_matches_as_indexes(raw.lower(), overlapping=True)
+    if not found:
+        return False
+    hits = {index for index, _, _ in found}
+    if min(hits) < _FIRST_TOKEN:
         return True
-    if lower.count(b"token") > sum(lower.count(harmless) for harmless in _HARMLESS_TOKENS):
+    tokens = sum(1 for index, _, _ in found if index == _FIRST_TOKEN)
+    if tokens > sum(1 for index, _, _ in found if _FIRST_TOKEN < index < _FIRST_PROBE):
         return True
-    return has_token_probe(raw.decode("utf-8", "replace"))
+    # a probe matched in lower case: the exact, case-sensitive test decides
+    return max(hits) >= _FIRST_PROBE and has_token_probe(raw.decode("utf-8", "replace"))
 
 
 def has_token_probe(text: str) -> bool:

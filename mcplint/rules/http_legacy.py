@@ -235,7 +235,7 @@ class ResponseOnGetStream(Rule):
     code, name = "HT007", "response-on-get-stream"
     severity, level, spec = Severity.ERROR, "MUST NOT", _LISTENING
     versions = protocol.LEGACY
-    kinds = RESPONSES
+    kinds, requires = RESPONSES, frozenset({"http"})
     party = "server"
     hint = "Send each response on the POST stream of its request; the GET stream carries requests and notifications."
 

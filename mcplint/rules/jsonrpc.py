@@ -452,6 +452,10 @@ class ReservedRpcMethod(Rule):
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
     hint = "Pick a method name outside the reserved rpc. namespace."
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return isinstance(method, str) and method.startswith("rpc.")
+
     def check(self, record, session):
         if record.method.startswith("rpc."):
             yield self.report(record, f"Method {record.method!r} uses the reserved 'rpc.' prefix")

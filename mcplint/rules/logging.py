@@ -167,6 +167,12 @@ class LogLevelInvalid(Rule):
     hint = ('Use one of "debug", "info", "notice", "warning", "error", "critical", "alert", '
             '"emergency" (lower case).')
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        if kind is Kind.NOTIFICATION:
+            return method == MESSAGE
+        return method == SET_LEVEL or revision in protocol.MODERN
+
     def check(self, record, session):
         if record.kind is Kind.NOTIFICATION:
             if record.method == MESSAGE and isinstance(record.params, dict):

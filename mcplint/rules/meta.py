@@ -92,7 +92,7 @@ class MetaNotObject(Rule):
 
     code, name = "MT001", "meta-not-object"
     severity, level, spec = Severity.ERROR, "SCHEMA", _SPEC
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"meta"})
     hint = 'Send _meta as an object ({"progressToken": 1}) or leave it out.'
 
     def check(self, record, session):
@@ -108,7 +108,7 @@ class MetaKeySyntax(Rule):
     code, name = "MT002", "meta-key-syntax"
     severity, level, spec = Severity.ERROR, "MUST", _SPEC
     versions = _KEYS_ERA
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"meta"})
     hint = 'Name _meta keys like "com.example/my-key": labels start with a letter, names start and end alphanumeric.'
 
     def check(self, record, session):
@@ -126,7 +126,7 @@ class MetaReservedPrefixMisuse(Rule):
     code, name = "MT003", "meta-reserved-prefix-misuse"
     severity, level, spec = Severity.WARNING, "MUST NOT", _SPEC
     versions = _KEYS_ERA
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"meta"})
     hint = 'Put your own metadata under a prefix of your own domain (e.g. "com.example/"), not an MCP-reserved one.'
 
     def check(self, record, session):
@@ -204,7 +204,7 @@ class TraceContextFormat(Rule):
     code, name = "MT004", "trace-context-format"
     severity, level, spec = Severity.ERROR, "MUST", "basic §_meta"
     versions = protocol.MODERN
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"meta"})
     hint = 'Send traceparent as "00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>" (W3C Trace Context).'
 
     def check(self, record, session):

@@ -42,6 +42,10 @@ class ProgressTokenType(ProgressRule):
     methods = None  # any request may carry a token
     hint = "Use a string or an integer (no fraction, no boolean, no null) as progress token."
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return kind is Kind.REQUEST or method == PROGRESS
+
     def check(self, record, session):
         if record.kind is Kind.REQUEST:
             present, token = progress_token(record)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mcplint.model import Severity
 from mcplint.rules._base import Rule, fmt_id, rule
-from mcplint.rules._embedded import KINDS, answers_to, json_type, methods_for
+from mcplint.rules._embedded import KINDS, answers_to, carried_in_modern, json_type, methods_for
 
 METHOD = "roots/list"
 
@@ -42,6 +42,7 @@ class RootUriNotFile(Rule):
     severity, level, spec = Severity.ERROR, "MUST", "client/roots §Root"
     party = "client"
     kinds, methods = KINDS, methods_for(METHOD)
+    dispatches = carried_in_modern
     hint = 'List roots as {"uri": "file:///absolute/path", "name": "..."}; other schemes are not allowed yet.'
 
     def check(self, record, session):

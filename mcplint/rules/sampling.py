@@ -26,6 +26,7 @@ from mcplint.rules._embedded import (
     is_number,
     json_type,
     legacy_caps,
+    carried_in_modern,
     methods_for,
     report_problems,
 )
@@ -153,6 +154,7 @@ class SamplingParams(Rule):
     severity, level, spec = Severity.ERROR, "SCHEMA", _SCHEMA
     party = "server"
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ('Send {"messages": [{"role": "user", "content": {"type": "text", "text": "..."}}], '
             '"maxTokens": N}; content blocks are text, image, audio (and tool_use/tool_result from 2025-11-25).')
 
@@ -217,6 +219,7 @@ class SamplingIncludeContextUndeclared(Rule):
     party = "server"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Omit includeContext (it defaults to "none") unless the client declared sampling.context.'
 
     def check(self, record, session):
@@ -238,6 +241,7 @@ class ToolResultMixedContent(Rule):
     party = "server"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = "Put tool results in a user message of their own; send any text in a separate message."
 
     def check(self, record, session):
@@ -267,6 +271,7 @@ class ToolUseUnbalanced(Rule):
     party = "server"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = ("Follow each assistant message of tool_use blocks directly with a user message holding "
             "one tool_result per toolUseId.")
 
@@ -328,6 +333,7 @@ class ToolResultUnknownId(Rule):
     party = "server"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = "Set each tool_result's toolUseId to the id of the tool_use block it answers."
 
     def check(self, record, session):
@@ -361,6 +367,7 @@ class ToolChoiceViolated(Rule):
     party = "client"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Honour toolChoice: with "none" return no tool_use block, with "required" at least one.'
 
     def check(self, record, session):
@@ -407,6 +414,7 @@ class CreateMessageResultShape(Rule):
     severity, level, spec = Severity.ERROR, "SCHEMA", _RESULT_SCHEMA
     party = "client"
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Answer with {"role": "assistant", "content": {"type": "text", "text": "..."}, "model": "<model name>"}.'
 
     def check(self, record, session):
@@ -425,6 +433,7 @@ class StopReasonInconsistent(Rule):
     confidence = "low"
     versions = _TOOLS_ERA
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = 'Set stopReason "toolUse" exactly when the content holds tool_use blocks.'
 
     def check(self, record, session):
@@ -502,6 +511,7 @@ class ModelPreferencesRange(Rule):
     severity, level, spec = Severity.ERROR, "SCHEMA", "schema §ModelPreferences"
     party = "server"
     kinds, methods = KINDS, _METHODS
+    dispatches = carried_in_modern
     hint = "Give costPriority, speedPriority and intelligencePriority as numbers from 0 to 1."
 
     def check(self, record, session):

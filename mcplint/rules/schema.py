@@ -525,6 +525,11 @@ class MethodFromOtherVersion(Rule):
     kinds = REQUESTS | NOTIFICATIONS
     hint = "Use only the methods of the negotiated protocol revision (or negotiate a newer one)."
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        spec = protocol.METHODS.get(method)
+        return spec is None or (revision is not None and revision not in spec.versions)
+
     def check(self, record, session):
         method = record.method
         spec = protocol.METHODS.get(method)

@@ -84,7 +84,7 @@ class EmbeddedNewline(Rule):
     code, name = "IO003", "embedded-newline"
     severity, level, spec = Severity.ERROR, "MUST NOT", _STDIO
     kinds = MESSAGES | frozenset({Kind.BATCH, Kind.INVALID})
-    requires = "flags"
+    requires = frozenset({"flags"})
     hint = "Serialize each message compactly on one line (no pretty-printing, no raw newlines)."
 
     def check(self, record, session):
@@ -139,7 +139,7 @@ class NotUtf8(Rule):
     code, name = "IO005", "not-utf8"
     severity, level, spec = Severity.ERROR, "MUST", _STDIO
     kinds = WIRE_KINDS
-    requires = "flags"
+    requires = frozenset({"flags"})
     hint = "Encode stdin/stdout as UTF-8 without BOM (e.g. PYTHONIOENCODING=utf-8, no UTF-16 console)."
 
     def check(self, record, session):
@@ -159,7 +159,7 @@ class BlankOrCrlfLines(Rule):
     code, name = "IO006", "blank-or-crlf-lines"
     severity, level, spec = Severity.INFO, "info", _STDIO
     kinds = WIRE_KINDS
-    requires = "flags"
+    requires = frozenset({"flags"})
     hint = "End each message with a single \\n and do not write empty lines."
 
     def check(self, record, session):
@@ -185,7 +185,7 @@ class DirectionUnknown(Rule):
     code, name = "IO011", "direction-unknown"
     severity, level, spec = Severity.INFO, "info", _STDIO
     kinds = MESSAGES
-    requires = "undirected"
+    requires = frozenset({"undirected"})
     party = "capture"
     hint = 'Record with `mcplint capture`, or use the canonical capture format with "dir".'
 
