@@ -7,8 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
 from mcplint import protocol
-from mcplint.analyzer import Analyzer, Session
-from mcplint.model import Finding, Kind, Record
+from mcplint.analyzer import Analyzer, Limits, Session
+from mcplint.model import MESSAGE_KINDS, Finding, Kind, Record
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
 from mcplint.rules import all_rules
@@ -16,12 +16,27 @@ from mcplint.rules._base import TRACKERS, Rule, Tracker
 
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
-FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32}
+FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64}
+
+
+def odd_envelope(record: Record) -> bool:
+    """Whether the JSON-RPC envelope leaves the common, well-formed shape: "jsonrpc" not "2.0",
+    params or result not an object, a request id neither integer nor string, result beside
+    error, or an error response (the envelope rules run on these only)."""
+    msg = record.msg
+    if type(msg) is not dict or msg.get("jsonrpc") != "2.0":
+        return True
+    kind = record.kind
+    if kind is Kind.RESULT:
+        return type(msg["result"]) is not dict or "error" in msg
+    if kind is Kind.REQUEST and type(record.id) is not int and type(record.id) is not str:
+        return True
+    return kind is Kind.ERROR or ("params" in msg and type(msg["params"]) is not dict)
 
 
 def record_features(record: Record, session: Session) -> int:
     """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests)."""
-    bits = 0
+    bits = 64 if record.kind in MESSAGE_KINDS and odd_envelope(record) else 0
     if record.flags:
         bits |= 1
     if record.direction is None:
@@ -82,6 +97,14 @@ class Engine:
                 if key[0] in t.kinds and (t.methods is None or key[1] in t.methods))
         return trackers
 
+    @property
+    def limits(self) -> Limits:
+        """Caps of the per-session tables: IO012's options when it runs, else the defaults."""
+        for rule in self.rules:
+            if hasattr(rule, "table_limits"):
+                return rule.table_limits()
+        return Limits()
+
     # -- public API ------------------------------------------------------------------------
     def lint_stream(self, stream: IO[bytes], path: str, input_format: str = "auto",
                     analyzer: Analyzer | None = None) -> Iterator[Finding]:
@@ -92,7 +115,7 @@ class Engine:
     def lint_records(self, records: Iterable[Record], path: str,
                      analyzer: Analyzer | None = None) -> Iterator[Finding]:
         """Lint an iterable of parsed records of one file (the library entry point)."""
-        analyzer = analyzer or Analyzer(path, self.protocol_version)
+        analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
         for record in records:
             yield from self._record(record, analyzer)

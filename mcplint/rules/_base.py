@@ -64,7 +64,8 @@ class Rule:
     #: record features the engine checks before calling (all must hold; see ``FEATURES``):
     #: "flags" (decoding or framing flags), "undirected" (direction unknown), "timed" (the record
     #: has a timestamp), "http" (HTTP facts), "meta" (its params or result hold ``_meta``),
-    #: "first" (the session's first message)
+    #: "first" (the session's first message), "envelope" (the JSON-RPC envelope is odd: see
+    #: ``engine.odd_envelope``)
     requires: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None

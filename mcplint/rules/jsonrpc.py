@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from mcplint import protocol
-from mcplint.model import Kind, Severity
+from mcplint.model import Kind, Severity, id_key
 from mcplint.rules._base import (
     MESSAGES, NOTIFICATIONS, REQUESTS, RESPONSES, Rule, RuleOptions, error_of, fmt_id, result_of, rule,
 )
@@ -38,7 +38,7 @@ class JsonrpcVersion(Rule):
 
     code, name = "JR001", "jsonrpc-version"
     severity, level, spec = Severity.ERROR, "MUST", _BASIC
-    kinds = MESSAGES
+    kinds, requires = MESSAGES, frozenset({"envelope"})
     hint = 'Add "jsonrpc": "2.0" to every message.'
 
     def check(self, record, session):
@@ -92,7 +92,7 @@ class RequestIdNull(Rule):
 
     code, name = "JR004", "request-id-null"
     severity, level, spec = Severity.ERROR, "MUST NOT", _REQUESTS
-    kinds = REQUESTS
+    kinds, requires = REQUESTS, frozenset({"envelope"})
     hint = "Use a string or integer id; MCP forbids null request ids."
 
     def check(self, record, session):
@@ -106,7 +106,7 @@ class RequestIdType(Rule):
 
     code, name = "JR005", "request-id-type"
     severity, level, spec = Severity.ERROR, "MUST", _REQUESTS
-    kinds = REQUESTS
+    kinds, requires = REQUESTS, frozenset({"envelope"})
     hint = "Use a string or an integer (no fraction, no boolean) as request id."
 
     def check(self, record, session):
@@ -157,7 +157,7 @@ class ParamsNotObject(Rule):
 
     code, name = "JR007", "params-not-object"
     severity, level, spec = Severity.ERROR, "SCHEMA", _REQUESTS
-    kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
+    kinds, requires = frozenset({Kind.REQUEST, Kind.NOTIFICATION}), frozenset({"envelope"})
     hint = "MCP params are always an object (JSON-RPC positional arrays are not used)."
 
     def check(self, record, session):
@@ -269,9 +269,11 @@ class DuplicateResponse(Rule):
 
     def check(self, record, session):
         if record.answer == "duplicate":
-            entry = session.find_request(record.direction.other, record.id)
-            yield self.report(record, f"Request {fmt_id(record.id)} ({record.request.method!r}) was already answered",
-                              related=[(record.request, "request"), (entry.response, "first response")])
+            entry = (session.find_request(record.direction.other, record.id) if record.direction is not None
+                     else session.undirected.get(id_key(record.id)))
+            request = entry.record  # record.request, or a stand-in once the analyzer compacted the entry
+            yield self.report(record, f"Request {fmt_id(record.id)} ({request.method!r}) was already answered",
+                              related=[(request, "request"), (entry.response, "first response")])
 
 
 @rule
@@ -280,7 +282,7 @@ class ResultAndError(Rule):
 
     code, name = "JR014", "result-and-error"
     severity, level, spec = Severity.ERROR, "MUST NOT", _RESPONSES
-    kinds = RESPONSES
+    kinds, requires = RESPONSES, frozenset({"envelope"})
     hint = "A response has either result or error, never both (omit the unused member, no null)."
 
     def check(self, record, session):
@@ -301,7 +303,7 @@ class ResultNotObject(Rule):
 
     code, name = "JR015", "result-not-object"
     severity, level, spec = Severity.ERROR, "SCHEMA", _RESPONSES
-    kinds = RESPONSES
+    kinds, requires = RESPONSES, frozenset({"envelope"})
     hint = "Return an object, at least {} for an empty result."
 
     def check(self, record, session):
@@ -320,7 +322,7 @@ class ErrorObjectShape(Rule):
 
     code, name = "JR016", "error-object-shape"
     severity, level, spec = Severity.ERROR, "MUST", "basic §Error Responses"
-    kinds = frozenset({Kind.ERROR, Kind.RESULT})
+    kinds, requires = frozenset({Kind.ERROR, Kind.RESULT}), frozenset({"envelope"})
     hint = 'Use {"code": <integer>, "message": "<text>"} with optional "data".'
 
     def check(self, record, session):

@@ -1,0 +1,116 @@
+"""The dispatch table only saves work: pruning by record features (``Rule.requires``) and by
+``Rule.dispatches`` never changes what a run finds."""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcplint import engine as engine_module
+from mcplint.engine import Engine
+from mcplint.rules import all_rules
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+#: requirements that are part of a rule's meaning (IO011 is about undirected records), not savings
+SEMANTIC = frozenset({"flags", "undirected"})
+
+
+@contextmanager
+def unpruned():
+    """Every rule dispatched on every record of its kinds, methods, revisions and phases."""
+    always = classmethod(lambda cls, *args: True)
+    patched = {cls: vars(cls)["dispatches"] for cls in {type(r) for r in all_rules()}
+               if "dispatches" in vars(cls)}
+    requires = {type(r): type(r).requires for r in all_rules()}
+    try:
+        for cls in patched:
+            cls.dispatches = always
+        for cls, needed in requires.items():
+            cls.requires = needed & SEMANTIC
+        yield
+    finally:
+        for cls, value in patched.items():
+            cls.dispatches = value
+        for cls, value in requires.items():
+            cls.requires = value
+
+
+def findings(data: bytes, name: str) -> list[tuple]:
+    return [(f.line, f.code, f.message) for f in Engine().lint_stream(io.BytesIO(data), name)]
+
+
+def same_with_and_without_pruning(data: bytes, name: str) -> None:
+    pruned = findings(data, name)
+    with unpruned():
+        assert findings(data, name) == pruned
+
+
+def _inputs() -> list:
+    out = []
+    for path in sorted(SAMPLES.iterdir()):
+        if path.suffix in (".mcplog", ".jsonl", ".transcript", ".log", ".json", ".har"):
+            out.append(pytest.param(path, id=path.name))
+    return out
+
+
+@pytest.mark.parametrize("path", _inputs())
+def test_samples_find_the_same_with_and_without_pruning(path):
+    same_with_and_without_pruning(path.read_bytes(), path.name)
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(["2.0", "1.0", "", "x"]),
+                    st.just({}), st.just([]), st.just({"_meta": {"progressToken": 1}}))
+_METHODS = st.sampled_from(["initialize", "notifications/initialized", "tools/list", "tools/call", "ping",
+                            "notifications/progress", "notifications/message", "logging/setLevel",
+                            "notifications/cancelled", "rpc.discover", "sampling/createMessage",
+                            "server/discover", "custom/thing"])
+
+
+@st.composite
+def messages(draw):
+    msg = {}
+    if draw(st.booleans()):
+        msg["jsonrpc"] = draw(st.sampled_from(["2.0", "2.0", "1.0", 2]))
+    if draw(st.booleans()):
+        msg["id"] = draw(st.one_of(st.integers(0, 4), st.sampled_from(["a", None, 1.5, True])))
+    if draw(st.booleans()):
+        msg["method"] = draw(_METHODS)
+        if draw(st.booleans()):
+            msg["params"] = draw(st.one_of(_VALUES, st.fixed_dictionaries(
+                {}, optional={"_meta": _VALUES, "progressToken": _VALUES, "level": _VALUES,
+                              "protocolVersion": st.sampled_from(["2025-06-18", "2024-11-05"]),
+                              "capabilities": _VALUES, "name": _VALUES, "cursor": _VALUES})))
+    else:
+        if draw(st.booleans()):
+            msg["result"] = draw(st.one_of(_VALUES, st.fixed_dictionaries(
+                {}, optional={"_meta": _VALUES, "content": _VALUES, "isError": _VALUES,
+                              "protocolVersion": st.just("2025-06-18"), "capabilities": _VALUES})))
+        if draw(st.booleans()):
+            msg["error"] = draw(st.one_of(_VALUES, st.just({"code": -32601, "message": "x"})))
+    line = {"dir": draw(st.sampled_from(["c2s", "s2c"])), "msg": msg}
+    if draw(st.booleans()):
+        line["ts"] = f"2026-01-01T00:00:{draw(st.integers(0, 59)):02d}Z"
+    return orjson.dumps(line)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(messages(), max_size=25))
+def test_random_captures_find_the_same_with_and_without_pruning(lines):
+    start = [orjson.dumps({"ts": "2026-01-01T00:00:00Z", "dir": "c2s", "msg": {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}})]
+    data = b"\n".join(start + lines) + b"\n"
+    same_with_and_without_pruning(data, "x.mcplog")
+
+
+def test_every_feature_a_rule_requires_exists():
+    for rule in all_rules():
+        assert rule.requires <= set(engine_module.FEATURES), rule.code
