@@ -64,6 +64,7 @@ def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 # -- canonical capture format ---------------------------------------------------------------
 _DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
 _CAPTURE_DIRS = ("c2s", "s2c", "stderr", "meta")
+_UNREAD = object()
 
 
 def parse_ts(ts: Any) -> float | None:
@@ -81,12 +82,22 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         if oversized:
             yield _oversized(number, data)
             continue
-        text, flags = decode_line(data)
-        if not text.strip():  # a blank line of the capture file, not of the traffic
+        envelope = _UNREAD
+        if data[-1:] != b"\r":  # fast path: orjson checks UTF-8 itself, so a line it reads needs no decoding
+            try:
+                envelope = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass
+        if envelope is not _UNREAD:
+            text, flags = data, frozenset()
+        else:
+            text, flags = decode_line(data)
+        if envelope is _UNREAD and not text.strip():  # a blank line of the capture file, not of the traffic
             yield Frame(number, text, kind=Kind.COMMENT, flags=flags, observed=False)
             continue
         try:
-            envelope = orjson.loads(text)
+            if envelope is _UNREAD:
+                envelope = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
                         error=f"capture record is not JSON: {exc.msg}")
