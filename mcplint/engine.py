@@ -78,7 +78,7 @@ class Engine:
                 else:
                     for method in rule.methods:
                         self._by_method.setdefault((kind, method), []).append(rule)
-        self._dispatch: dict[tuple, tuple[Rule, ...]] = {}
+        self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> bound check methods
         self._required = {r.code: sum(FEATURES[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         # family trackers, then observers (stats, timelines) that watch the same records
@@ -128,27 +128,27 @@ class Engine:
                 yield from self._finish(session)
 
     # -- internals -------------------------------------------------------------------------
-    def _rules_for(self, record: Record, session: Session) -> tuple[Rule, ...]:
-        """Rules interested in this record's kind, method, phase and flags that apply to its
-        revision (cached per combination)."""
+    def _checks_for(self, record: Record, session: Session) -> tuple:
+        """The bound ``check`` methods of the rules interested in this record's kind, method,
+        phase and features that apply to its revision (cached per combination)."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
         phase, features, answer = session.phase, record_features(record, session), record.answer
         key = (kind, method, version, modern, phase, features, answer)
-        rules = self._dispatch.get(key)
-        if rules is None:
+        checks = self._dispatch.get(key)
+        if checks is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
                 self._dispatch.clear()
             chosen = set(self._any_method.get(kind, ()))
             if method is not None:
                 chosen.update(self._by_method.get((kind, method), ()))
-            rules = self._dispatch[key] = tuple(sorted(
+            checks = self._dispatch[key] = tuple(rule.check for rule in sorted(
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
                  and self._required[r.code] & features == self._required[r.code]
                  and r.dispatches(kind, method, version, modern)),
                 key=lambda r: r.code))
-        return rules
+        return checks
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
         """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""
@@ -158,11 +158,11 @@ class Engine:
         return known in rule.versions
 
     def _check(self, record: Record, session: Session, found: list[Finding]) -> None:
-        for rule in self._rules_for(record, session):
+        for check in self._checks_for(record, session):
             try:
-                found.extend(rule.check(record, session))
+                found.extend(check(record, session))
             except Exception as exc:  # a bug of ours must not cost the user the other findings
-                self._crashed(rule.code, record.path, record.line, exc)
+                self._crashed(check.__self__.code, record.path, record.line, exc)
 
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         session = analyzer.observe(record)
