@@ -383,3 +383,47 @@ def test_check_mode_records_line_and_path_never_values():
     (hit,) = redactor.report.hits
     assert hit.line == 7 and hit.kind == "github-pat" and hit.path == "$.result.content[0].text > $.k"
     assert GH not in repr(redactor.report)
+
+
+# -- shortcuts that must not change a result ----------------------------------------------------
+def test_rewriting_with_orjson_gives_the_bytes_splicing_gives(monkeypatch):
+    """A compact document is written again by orjson; the literal-by-literal splice must agree."""
+    from mcplint.redact.engine import _Walk
+
+    rnd = random.Random(11)
+    lines = [line for rule in RULES for line in carriers(rule.sample(rnd), rnd) if "\n" not in line]
+    doc = {"jsonrpc": "2.0", "id": 1, "params": {"password": 12345, "list": ["--token", "x9", 7],
+                                                  "t": "tab\there", "u": "café " + GH}}
+    lines += [j(doc), orjson.dumps(doc).decode(), orjson.dumps({"c": "\x01", "k": GH}).decode(),
+              '{"a":"\\u00e9 ' + GH + '"}', '"' + GH + '"']
+    fast = [red(line) for line in lines]
+    original = _Walk.rewrite
+    rewritten = []
+    monkeypatch.setattr(_Walk, "rewrite", lambda self, value, text: rewritten.append(original(self, value, text)))
+    red(orjson.dumps(doc).decode())
+    assert rewritten[0] is not None  # the orjson path is taken (and agrees, below)
+    monkeypatch.setattr(_Walk, "rewrite", lambda self, value, text: None)
+    assert [red(line) for line in lines] == fast
+
+
+def test_a_repeated_string_reports_each_occurrence():
+    line = j({"ts": "2026-01-01T00:00:00Z", "dir": "c2s", "raw": j({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+              "params": {"arguments": {"path": "/Users/maya/app/.env", "note": "use " + GH}}})})
+    redactor = Redactor(RedactOptions(key=KEY))
+    outs = {redactor.redact_line(line) for _ in range(3)}
+    assert len(outs) == 1 and GH not in outs.pop()
+    assert redactor.report.counts == {"home-user": 3, "github-pat": 3}
+
+
+def test_a_remembered_result_never_skips_what_an_elicitation_request_changes():
+    """A log line that holds an answer reads differently once its request has been seen."""
+    plan = {"type": "string", "enum": ["free", "pro"]}
+    request = j({"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": {"message": "Plan?",
+                 "requestedSchema": {"type": "object", "properties": {"plan": plan}}}})
+    answer = j({"jsonrpc": "2.0", "id": 5, "result": {"action": "accept", "content": {"plan": "pro"}}})
+    log = j({"ts": "2026-05-01T12:00:00.000Z", "dir": "stderr", "raw": "message from client: " + answer})
+    redactor = Redactor(RedactOptions(key=KEY))
+    before = redactor.redact_line(log)
+    redactor.redact_line(j({"ts": "2026-05-01T12:00:01.000Z", "dir": "s2c", "raw": request}))
+    after = redactor.redact_line(log)
+    assert "elicitation-answer" in before and after == log  # the enum value is kept once the schema is known

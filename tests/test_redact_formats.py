@@ -7,6 +7,7 @@ example here makes these tests fail: a new format cannot ship without redaction.
 
 from __future__ import annotations
 
+import base64
 import io
 import random
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from mcplint.api import LintOptions, lint_stream
 from mcplint.parse import Parser
 from mcplint.readers import READERS, iter_lines, open_frames
-from mcplint.redact import HANDLERS, RedactOptions, Redactor, redact_stream
+from mcplint.redact import HANDLERS, RedactOptions, Redactor, Report, redact_stream
 from mcplint.redact.providers import RULES
 from mcplint.report.summary import RunSummary
 from tests.redact_helpers import leaked
@@ -173,3 +174,64 @@ def test_a_format_without_a_handler_is_an_error(monkeypatch):
     monkeypatch.delitem(formats.HANDLERS, "jsonl")
     with pytest.raises(UnsupportedFormat):
         redact_stream(io.BytesIO(b"{}\n"), io.BytesIO(), Redactor(), "jsonl")
+
+
+def _long_documents() -> dict[str, tuple[str, bytes]]:
+    """Documents longer than the sniffed head, with what makes reading by blocks tricky: key
+    blocks over lines, pretty-printed JSON over lines, CRLF, invalid bytes, image lines, a
+    last line without newline."""
+    key = next(r for r in RULES if r.prefixes == ("-----BEGIN ",)).sample(random.Random(2))
+    key += "\n" + next(r for r in RULES if "PuTTY-User-Key-File-" in r.prefixes).sample(random.Random(2))
+    image = base64.b64encode(random.Random(4).randbytes(9000)).decode()
+    quiet = [orjson.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": {"progressToken": f"p{i}", "progress": i}}).decode() for i in range(30)]
+    picture = orjson.dumps({"jsonrpc": "2.0", "id": 9, "result": {"content": [
+        {"type": "image", "data": image, "mimeType": "image/png"}]}}).decode()
+
+    def capture(lines: list[str]) -> str:
+        return "".join(orjson.dumps({"ts": "2026-01-01T00:00:00Z", "dir": "s2c" if line.startswith("{") else "stderr",
+                                     "raw": line}).decode() + "\n" for line in lines)
+
+    out = {}
+    for fmt, build in EXAMPLES.items():
+        out[fmt] = (fmt, build().encode() * 3)
+    out["capture-mixed"] = ("capture", (capture(quiet + key.split("\n") + quiet[:3] + [picture] + quiet)
+                                        + _capture() * 2).encode() + b'{"ts":"x","dir":"stderr","raw":"no newline"}')
+    jsonl = ("\n".join(quiet) + "\n" + _jsonl() + "plain \udcff text\r\n" + key + "\n" + "\r\n".join(quiet) + "\r\n"
+             + picture + "\n" + _jsonl())
+    out["jsonl-mixed"] = ("jsonl", jsonl.encode("utf-8", "surrogateescape"))  # with an invalid byte
+    out["jsonl-utf16"] = ("jsonl", ("\n".join(quiet) + "\n" + _jsonl()).encode("utf-16-le"))
+    out["transcript-mixed"] = ("transcript", (_transcript() + "\n".join("# note " + q for q in quiet) + "\n"
+                                              + "\n".join(key.split("\n")) + "\n" + _transcript()).encode())
+    for fmt, paths in BY_FORMAT.items():
+        for path in paths:
+            out[path.name] = (fmt, path.read_bytes())
+    return out
+
+
+LONG_DOCUMENTS = _long_documents()
+
+
+@pytest.mark.parametrize("name", sorted(LONG_DOCUMENTS))
+@pytest.mark.parametrize("block", [1, 61, 4096])
+def test_reading_by_blocks_gives_what_reading_line_by_line_gives(name, block, monkeypatch):
+    """The stream reads a short head line by line, then blocks that the prefilter scans at once;
+    the output and the report must be those of reading every line on its own."""
+    from mcplint.redact import formats
+
+    fmt, data = LONG_DOCUMENTS[name]
+
+    def run(head_lines: int) -> tuple[bytes, Report]:
+        monkeypatch.setattr(formats, "SNIFF_LINES", head_lines)
+        monkeypatch.setattr(formats, "SNIFF_BYTES", 1 << 40)
+        monkeypatch.setattr(formats, "BLOCK_BYTES", block)
+        out = io.BytesIO()
+        redactor = Redactor(RedactOptions(key=b"k", record_hits=True))
+        redact_stream(io.BytesIO(data), out, redactor, fmt)
+        return out.getvalue(), redactor.report
+
+    by_line, expected = run(1 << 30)
+    by_block, report = run(1)
+    assert by_block == by_line
+    assert (report.lines, report.changed_lines, report.counts, report.hits) == \
+           (expected.lines, expected.changed_lines, expected.counts, expected.hits)

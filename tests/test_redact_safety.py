@@ -126,3 +126,50 @@ def test_prefilter_never_changes_a_result_on_carriers():
                 fast = Redactor(RedactOptions(key=b"k"))
                 full = _NoPrefilter(RedactOptions(key=b"k"))
                 assert fast.redact_line(line) == full.redact_line(line), (rule.kind, line)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="abcXYZ019_-.@%+:", max_size=12), max_size=12),
+                min_size=1, max_size=30),
+       st.sampled_from([r for r in RULES if r.kind != "private-key"]), st.integers(0, 2**32),
+       st.sampled_from([b"\n", b"\r\n"]))
+def test_the_block_scan_finds_what_the_line_prefilter_finds(lines, rule, seed, ending):
+    """``mcplint redact`` scans blocks of lines at once: the lines it picks must be exactly those
+    in which the prefilter of one line finds something (a line it missed would not be redacted)."""
+    rnd = random.Random(seed)
+    raw = ["".join(parts).replace("\n", " ").encode() for parts in lines]
+    for _ in range(rnd.randint(0, 3)):
+        i = rnd.randrange(len(raw))
+        raw[i] += rule.sample(rnd).replace("\n", " ").encode()
+    block = b"".join(line + ending for line in raw)
+    starts = [0]
+    for line in raw:
+        starts.append(starts[-1] + len(line) + len(ending))
+    redactor = Redactor(RedactOptions(key=b"k"))
+    expected = {i for i, line in enumerate(raw) if redactor.prefilter(line, string=False)}
+    assert redactor.candidate_lines(block, starts) == expected
+    limit = 40  # lines longer than the limit are left out
+    short = {i for i in expected if len(raw[i]) + len(ending) <= limit + 1}
+    assert redactor.prefilter.lines(block, starts, limit) == short
+
+
+def test_the_block_scan_judges_each_line_on_its_own():
+    lines = [b"order 4111111111111111 shipped", b"pay by card", b"x@", b"@y", b"pin", b"tokens", b"xghp_"]
+    block = b"\n".join(lines) + b"\n"
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    redactor = Redactor(RedactOptions(key=b"k"))
+    assert [redactor.prefilter(line, string=False) for line in lines] == [False, True, False, False, True, False, False]
+    assert redactor.candidate_lines(block, starts) == {1, 4}
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.prefixes and r.kind != "private-key"], ids=lambda r: r.kind)
+def test_prefilter_sees_a_token_after_an_escape_and_odd_emails(rule):
+    """A token right after ``\\n`` starts a line once decoded; an email may end its name with ``_``."""
+    secret = rule.sample(random.Random(3))
+    for line in ["logs\\n" + secret + " end", j({"text": "x\\t" + secret}), "write to jane_@acme-corp.io",
+                 j({"jsonrpc": "2.0", "id": 1, "params": {"cc": "ops.@acme-corp.io"}})]:
+        fast = Redactor(RedactOptions(key=b"k"))
+        full = _NoPrefilter(RedactOptions(key=b"k"))
+        assert fast.redact_line(line) == full.redact_line(line), line

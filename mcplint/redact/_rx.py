@@ -57,36 +57,25 @@ def is_hex_digest(value: str) -> bool:
     return len(value) in (40, 64) and bool(_HEX.fullmatch(value))
 
 
-def trie_pattern(words: Iterable[str | bytes], as_bytes: bool = True, longest: bool = False,
-                 suffixes: dict | None = None) -> bytes | str:
+def trie_pattern(words: Iterable[str | bytes], as_bytes: bool = True, longest: bool = False) -> bytes | str:
     """A regex matching any of ``words``, shaped as a trie so each position is cheap.
 
     By default a word that is a prefix of another ends its branch (a search only needs one
     hit); with ``longest`` the longer words stay reachable and win (leftmost-longest).
-    ``suffixes`` maps a word to a zero-width regex (a lookahead) that must follow it; longer
-    words that start with it stay reachable.
     """
-    suffixes = suffixes or {}
     root: dict = {}
     for word in words:
-        tail = suffixes.get(word, b"" if isinstance(word, bytes) else "")
         if as_bytes:
             word = (word.encode("utf-8", "surrogatepass") if isinstance(word, str) else word).decode("latin-1")
-            tail = (tail.encode() if isinstance(tail, str) else tail).decode("latin-1")
-        elif isinstance(tail, bytes):
-            tail = tail.decode("latin-1")
         node = root
         for char in word:
             node = node.setdefault(char, {})
-        node[None] = tail
+        node[None] = True
 
     def build(node: dict) -> str:
         end = None in node
-        suffix = node.get(None) or ""
         children = sorted(c for c in node if c is not None)
-        if end and not children:
-            return suffix
-        if end and not suffix and not longest:
+        if end and (not children or not longest):
             return ""
         singles: list[str] = []
         groups: list[str] = []
@@ -95,10 +84,8 @@ def trie_pattern(words: Iterable[str | bytes], as_bytes: bool = True, longest: b
             (groups.append(re.escape(char) + tail) if tail else singles.append(re.escape(char)))
         if singles:
             groups.append(singles[0] if len(singles) == 1 else "[" + "".join(singles) + "]")
-        if end and suffix:
-            groups.append(suffix)
         body = groups[0] if len(groups) == 1 and not end else "(?:" + "|".join(groups) + ")"
-        return body + "?" if end and not suffix else body
+        return body + "?" if end else body
 
     pattern = build(root) if root else "(?!)"
     return pattern.encode("latin-1") if as_bytes else pattern

@@ -1,15 +1,18 @@
 """The redaction engine: one place that decides what is secret, for every caller.
 
 ``mcplint redact``, the excerpts of ``mcplint check`` findings and ``mcplint capture --redact``
-all go through :class:`Redactor`. It works on text and never re-serialises: a JSON line is
-parsed (``orjson``) only to learn the *structure* (which key a string sits under, its siblings,
-whether it is an image, a schema, an elicitation answer); the strings that change are then
-spliced into the original text, so key order, number spelling, spacing, ids, methods and
-timestamps keep their exact bytes and the line stays valid JSON.
+all go through :class:`Redactor`. It works on text: a JSON line is parsed (``orjson``) only to
+learn the *structure* (which key a string sits under, its siblings, whether it is an image, a
+schema, an elicitation answer); the strings that change are then spliced into the original
+text, so key order, number spelling, spacing, ids, methods and timestamps keep their exact
+bytes and the line stays valid JSON. (A text that is byte for byte what orjson writes for its
+value is written again by orjson instead: the same bytes, without scanning the literals.)
 
 Pipeline for one string (after JSON decoding, which removes ``\\u`` splits):
 
-1. prefilter: one regex of every rule's triggers (and a base64-run check); most strings stop here;
+1. prefilter: one Aho-Corasick scan for every rule's triggers (and a base64-run check); most
+   strings stop here (``mcplint redact`` scans whole blocks of lines at once, and writes the
+   lines where nothing can fire as they are, without decoding them);
 2. a string that is itself JSON is redacted structurally (JSON inside JSON, any depth);
 3. otherwise JSON embedded in text (host log lines, SSE ``data:`` lines) is redacted
    structurally, and the detectors run on the text: known values, provider tokens,
@@ -17,6 +20,9 @@ Pipeline for one string (after JSON decoding, which removes ``\\u`` splits):
    merge and become placeholders;
 4. encoded layers are decoded, redacted and re-encoded: backslash escapes, percent-encoding,
    base64 runs.
+
+A string that changed is remembered with its result and its redactions (a path with a home
+folder, a URL with a key comes back on many lines); the report counts each occurrence.
 
 Structure adds what text cannot know: values under sensitive keys (``password``,
 ``Authorization``, ``GITHUB_TOKEN``...), ``{"name": "X-Api-Key", "value": ...}`` pairs, the
@@ -31,7 +37,7 @@ import hashlib
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +72,9 @@ from mcplint.redact.spans import EXPLICIT, STRUCTURE, Span, merge
 MAX_DEPTH = 8
 MAX_EMBEDDED = 32
 _CLEAN_CACHE = 100_000
+#: Results kept for strings that changed (same value, same result and the same redactions).
+_RESULT_CACHE = 10_000
+_RESULT_MAX_LEN = 1024
 
 ELICITATION_KINDS = frozenset({"elicitation-answer"})
 PERSONAL_KINDS = personal.KINDS | ELICITATION_KINDS
@@ -76,6 +85,8 @@ KINDS: frozenset[str] = (providers.KINDS | credentials.KINDS | urls.KINDS | pers
 
 SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "requestedSchema", "jsonSchema", "$defs", "definitions"})
 ENV_KEYS = frozenset({"env", "environment"})
+#: A JSON object without any of these members says nothing about its strings (see ``_Walk._push``).
+_SPECIAL_MEMBERS = frozenset({"jsonrpc", "method", "type", "blob", "value", "action"})
 EXEMPT_KEYS = frozenset({"jsonrpc", "id", "method"})
 _PROPAGATING = frozenset({"password", "secret", "credential", "token", "api-key", "private-key", "session-id",
                           "connection-string"})
@@ -88,7 +99,7 @@ _BORING_RUN = rx("boring-run", r"[0-9a-fA-F-]+|[a-z0-9/_-]+")
 _JSON_DECODER = json.JSONDecoder()
 
 #: Lines longer than this that hold a long base64 run skip the prefilter (image payloads).
-_LONG_LINE = 8192
+LONG_LINE = 8192
 _LONG_B64 = rx("long-base64", r"[A-Za-z0-9+/]{4096}")
 _TIMESTAMP = rx("iso-timestamp", r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)?")
 
@@ -189,7 +200,16 @@ class Redactor:
         self.line = 0
         self._where: list[Any] = []
         self._clean: set[str] = set()
+        # (value, depth, key) -> (new value, redactions to report again);
+        # off with --check, whose hits hold the JSON path of each redaction
+        self._results: dict[tuple[str, int, str | None], tuple[str, tuple[tuple[str, str], ...]]] | None = \
+            None if o.record_hits else {}
+        self._emitted: list[tuple[str, str]] | None = None  # redactions of the string being cached
+        self._walks = 0  # JSON documents walked so far (a walk may read or change elicitation state)
         self._hot = 0
+        #: Set by the stream when its block scan found something in the line it feeds next: that
+        #: line's :meth:`redact_line` does not run the prefilter again.
+        self.scanned = False
         self._elicit: OrderedDict[Any, dict] = OrderedDict()
         extra = tuple(self.known.triggers) + tuple(t for r in self.user_rules for t in r.triggers)
         self.prefilter = Prefilter(extra, personal=self.personal)
@@ -197,9 +217,11 @@ class Redactor:
     # -- public API ----------------------------------------------------------------------------
     def redact_line(self, text: str) -> str:
         """One physical line of any input format (JSON, text with embedded JSON, headers...)."""
-        if len(text) > _LONG_LINE and _LONG_B64.search(text):
+        if len(text) > LONG_LINE and _LONG_B64.search(text):
             return self._document(text, 0)
-        if not self.prefilter(text.encode("utf-8", "surrogatepass"), string=False):
+        if self.scanned:
+            self.scanned = False
+        elif not self.prefilter(text.encode("utf-8", "surrogatepass"), string=False):
             return text
         # a string holding most of this line (the "raw" of a capture record) is not tested again
         self._hot = len(text) // 2 or 1
@@ -207,6 +229,12 @@ class Redactor:
             return self._document(text, 0)
         finally:
             self._hot = 0
+
+    def candidate_lines(self, block: bytes, starts: Sequence[int]) -> Container[int] | None:
+        """Indices of the lines of ``block`` (UTF-8, line ``i`` at ``block[starts[i]:starts[i + 1] - 1]``)
+        that :meth:`redact_line` could change, lines longer than :data:`LONG_LINE` left out;
+        None when every line could."""
+        return self.prefilter.lines(block, starts, LONG_LINE) if isinstance(self.prefilter, Prefilter) else None
 
     def redact_text(self, text: str) -> str:
         """A multi-line text, line by line (line count and line endings kept)."""
@@ -221,7 +249,14 @@ class Redactor:
             return value
         if len(value) <= 40 and value[:1].isdigit() and _TIMESTAMP.fullmatch(value):
             return value
-        if len(value) > _LONG_LINE and _LONG_B64.search(value):
+        results = self._results
+        if results is not None and len(value) <= _RESULT_MAX_LEN:
+            hit = results.get((value, depth, key))
+            if hit is not None:
+                for kind, secret in hit[1]:
+                    self._emit(kind, secret)
+                return hit[0]
+        if len(value) > LONG_LINE and _LONG_B64.search(value):
             pass  # a payload (JSON with an image, a base64 text): no prefilter, straight to structure
         elif self._hot and len(value) >= self._hot:
             self._hot = 0  # most of a line that just passed the prefilter
@@ -235,7 +270,28 @@ class Redactor:
             out = self._json_text(value, depth + 1)
             if out is not None:
                 return out
-        return self._text(value, depth, key)
+        if self._results is None or len(value) > _RESULT_MAX_LEN:
+            return self._text(value, depth, key)
+        return self._text_cached(value, depth, key)
+
+    def _text_cached(self, value: str, depth: int, key: str | None) -> str:
+        """:meth:`_text`, its result kept for :meth:`redact_string` with the redactions to report
+        again. Results that walked JSON (embedded, or inside a layer) are not kept: a walk
+        depends on the elicitation requests seen so far."""
+        outer, self._emitted = self._emitted, []
+        walks = self._walks
+        try:
+            new = self._text(value, depth, key)
+            emitted = self._emitted
+        finally:
+            if outer is not None:
+                outer.extend(self._emitted)
+            self._emitted = outer
+        if self._walks == walks:
+            if len(self._results) >= _RESULT_CACHE:
+                self._results.clear()
+            self._results[(value, depth, key)] = (new, tuple(emitted))
+        return new
 
     def redact_value(self, value: Any) -> Any:
         """A copy of a parsed JSON value with its secrets redacted (same shape)."""
@@ -328,6 +384,8 @@ class Redactor:
         return self.tagger.placeholder(span.kind, span.secret)
 
     def _emit(self, kind: str, secret: str) -> None:
+        if self._emitted is not None:
+            self._emitted.append((kind, secret))
         if not self.counting:
             return
         path = self._path() if self.record_hits else None
@@ -367,6 +425,7 @@ class Redactor:
         except orjson.JSONDecodeError:
             return None
         walk = _Walk(self, depth)
+        self._walks += 1
         self._where.append(walk)
         try:
             walk.run(value)
@@ -374,7 +433,9 @@ class Redactor:
             self._where.pop()
         if not walk.changes and not walk.numbers:
             return text
-        out = walk.splice(text)
+        out = walk.rewrite(value, text)
+        if out is None:
+            out = walk.splice(text)
         return out if out is not None else self._flat_json(text, depth)
 
     def _flat_json(self, text: str, depth: int) -> str:
@@ -517,7 +578,8 @@ class Redactor:
         return self.tagger.placeholder("elicitation-answer", value)
 
     def remember_elicitation(self, request_id: Any, properties: dict) -> None:
-        self._elicit[id_key(request_id)] = properties
+        # a copy: the walk may write redacted strings into the parsed message afterwards
+        self._elicit[id_key(request_id)] = orjson.loads(orjson.dumps(properties))
         if len(self._elicit) > 1000:
             self._elicit.popitem(last=False)
 
@@ -579,17 +641,14 @@ class _Ctx:
 
 
 class _Frame:
-    __slots__ = ("ctx", "cur", "is_dict", "it", "prev")
+    __slots__ = ("ctx", "cur", "is_dict", "it", "value")
 
-    def __init__(self, is_dict, it, ctx):
+    def __init__(self, is_dict, value, it, ctx):
         self.is_dict = is_dict
+        self.value = value
         self.it = it
         self.ctx = ctx
         self.cur = None
-        self.prev = None
-
-
-_END = object()
 
 
 class _Walk:
@@ -597,14 +656,16 @@ class _Walk:
 
     Strings (keys and values) are numbered in document order, which is the order of the
     string literals in the text; :meth:`splice` uses that to rewrite only the changed ones.
+    Each change also names its container and key, for :meth:`rewrite`.
     """
 
     def __init__(self, eng: Redactor, depth: int):
         self.eng = eng
         self.depth = depth
         self.ordinal = -1
-        self.changes: list[tuple[int, str, str]] = []
-        self.numbers: list[int] = []
+        self.changes: list[tuple[int, str, str, Any, Any]] = []  # ordinal, old, new, container, key
+        self.numbers: list[tuple[int, dict, str]] = []  # ordinal of the key, container, key
+        self.renamed = False  # a key changed: only splice() can write that
         self.stack: list[_Frame] = []
 
     def path(self) -> str:
@@ -622,57 +683,79 @@ class _Walk:
             self.ordinal = 0
             new = eng.redact_string(root, self.depth)
             if new != root:
-                self.changes.append((0, root, new))
+                self.changes.append((0, root, new, None, None))
             return
         if kind is not dict and kind is not list:
             return
         self._push(root, _Ctx())
         stack = self.stack
         keys = eng.keys
+        verdicts = keys._cache  # name -> classify(name), for names seen before
+        clean = eng._clean
+        changes = self.changes
+        depth = self.depth
+        ordinal = -1
+        # each frame's items are read in an inner loop, left (with a break) only to enter a child
+        # container and resumed from the same iterator when the child is done
         while stack:
             frame = stack[-1]
-            item = next(frame.it, _END)
-            if item is _END:
-                stack.pop()
-                continue
+            ctx = frame.ctx
+            container = frame.value
+            # strings that are short or known clean stay as they are, unless the position says more
+            plain = ctx.blob_key is None and ctx.sens is None and ctx.pair is None and not ctx.env \
+                and ctx.answers is None
             if frame.is_dict:
-                k, v = item
-                frame.cur = k
-                self.ordinal += 1
-                kord = self.ordinal
-                if k not in eng._clean:
-                    nk = eng.redact_string(k, self.depth)
-                    if nk != k:
-                        self.changes.append((kord, k, nk))
-                tv = type(v)
-                if tv is str:
-                    self.ordinal += 1
-                    nv = self._in_dict(frame.ctx, k, v)
-                    if nv != v:
-                        self.changes.append((self.ordinal, v, nv))
-                elif tv is dict or tv is list:
-                    self._push(v, self._child(frame.ctx, k))
-                elif (tv is int or tv is float) and v != 0 and not frame.ctx.schema:
-                    kind = frame.ctx.sens if frame.ctx.sens and not keys.benign(k) else keys.strong(k)
-                    if kind is not None and kind not in eng.keep:
-                        self.numbers.append(kord)
-                        eng._emit(kind, repr(v))
-            else:
-                i, v = item
-                frame.cur = i
-                if type(v) is str:
-                    self.ordinal += 1
-                    nv = self._in_list(frame, v)
-                    if nv != v:
-                        self.changes.append((self.ordinal, v, nv))
-                    frame.prev = v
+                for k, v in frame.it:
+                    frame.cur = k
+                    ordinal += 1
+                    kord = ordinal
+                    if len(k) > 3 and k not in clean:
+                        nk = eng.redact_string(k, depth)
+                        if nk != k:
+                            changes.append((kord, k, nk, None, None))
+                            self.renamed = True
+                    tv = type(v)
+                    if tv is str:
+                        ordinal += 1
+                        if plain and (len(v) < 4 or v in clean) and verdicts.get(k, 0) is None:
+                            continue
+                        nv = self._in_dict(ctx, k, v)
+                        if nv != v:
+                            changes.append((ordinal, v, nv, container, k))
+                    elif tv is dict or tv is list:
+                        self._push(v, self._child(ctx, k))
+                        break
+                    elif (tv is int or tv is float) and v != 0 and not ctx.schema \
+                            and (ctx.sens is not None or verdicts.get(k, 0) is not None):
+                        kind = ctx.sens if ctx.sens and not keys.benign(k) else keys.strong(k)
+                        if kind is not None and kind not in eng.keep:
+                            self.numbers.append((kord, container, k))
+                            eng._emit(kind, repr(v))
                 else:
-                    frame.prev = None
-                    if type(v) is dict or type(v) is list:
-                        self._push(v, self._child(frame.ctx, None))
+                    stack.pop()
+            else:
+                prev = None  # the string before this one in the array (a frame is entered after a container)
+                for i, v in frame.it:
+                    frame.cur = i
+                    if type(v) is str:
+                        ordinal += 1
+                        nv = self._in_list(ctx, prev, v)
+                        if nv != v:
+                            changes.append((ordinal, v, nv, container, i))
+                        prev = v
+                    else:
+                        prev = None
+                        if type(v) is dict or type(v) is list:
+                            self._push(v, self._child(ctx, None))
+                            break
+                else:
+                    stack.pop()
+        self.ordinal = ordinal
 
     def _push(self, value, ctx: _Ctx) -> None:
-        if type(value) is dict:
+        if type(value) is dict and _SPECIAL_MEMBERS.isdisjoint(value):
+            self.stack.append(_Frame(True, value, iter(value.items()), ctx))
+        elif type(value) is dict:
             eng = self.eng
             if "jsonrpc" in value or (type(value.get("method")) is str and ("id" in value or "params" in value)):
                 ctx.msg = True
@@ -693,9 +776,9 @@ class _Walk:
                         break
             if value.get("action") == "accept" and type(value.get("content")) is dict:
                 ctx.accept = True
-            self.stack.append(_Frame(True, iter(value.items()), ctx))
+            self.stack.append(_Frame(True, value, iter(value.items()), ctx))
         else:
-            self.stack.append(_Frame(False, enumerate(value), ctx))
+            self.stack.append(_Frame(False, value, enumerate(value), ctx))
 
     def _message(self, value: dict, ctx: _Ctx) -> None:
         eng = self.eng
@@ -757,14 +840,12 @@ class _Walk:
             return eng._answer(v, ctx.answers.get(k), depth)
         return eng.redact_string(v, depth, k)
 
-    def _in_list(self, frame: _Frame, v: str) -> str:
+    def _in_list(self, ctx: _Ctx, prev: str | None, v: str) -> str:
         eng = self.eng
-        ctx = frame.ctx
         if ctx.sens is not None:
             return eng._whole(ctx.sens, v, None, self.depth)
         if ctx.answers is not None:
             return v  # multi-select answers are enum values
-        prev = frame.prev
         if prev is not None and not ctx.schema:
             kind = _pair_kind(eng.keys, prev)
             if kind is not None:
@@ -777,17 +858,37 @@ class _Walk:
         if len(spans) != self.ordinal + 1:
             return None  # duplicate keys or an unusual document: the caller goes literal by literal
         edits: list[tuple[int, int, str]] = []
-        for ordinal, old, new in self.changes:
+        for ordinal, old, new, _, _ in self.changes:
             start, end = spans[ordinal]
             raw = text[start:end]
             if decode_literal(raw) != old:
                 return None
             edits.append((start, end, splice_literal(raw, old, new)))
-        for kord in self.numbers:
+        for kord, _, _ in self.numbers:
             m = _NUMBER_AFTER_KEY.match(text, spans[kord][1])
             if m is not None:
                 edits.append((m.start(1), m.end(1), "0"))
         return _splice(text, edits)
+
+    def rewrite(self, value: Any, text: str) -> str | None:
+        """``value`` with the changes written in and serialised again, when ``text`` is exactly
+        what orjson writes for ``value`` (compact, orjson's escapes): the same bytes as
+        :meth:`splice` without scanning the text. None otherwise; ``value`` is changed in place."""
+        if self.renamed or "\\u" in text:
+            return None
+        try:
+            if orjson.dumps(value) != text.encode("utf-8"):
+                return None
+            for _, _, new, container, key in self.changes:
+                if container is None:
+                    value = new
+                else:
+                    container[key] = new
+            for _, container, key in self.numbers:
+                container[key] = 0
+            return orjson.dumps(value).decode("utf-8")
+        except (TypeError, UnicodeEncodeError):
+            return None
 
 
 def _requested_properties(params: Any) -> dict | None:

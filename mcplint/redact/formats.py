@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import IO
 
 import orjson
@@ -19,12 +19,14 @@ import orjson
 from mcplint.parse import _utf16
 from mcplint.readers import SNIFF_BYTES, SNIFF_LINES, sniff
 from mcplint.redact._rx import rx
-from mcplint.redact.engine import Redactor
+from mcplint.redact.engine import LONG_LINE, Redactor
 from mcplint.redact.layers import STRING_LITERAL_RE
 
 #: A pretty-printed JSON value is reassembled over at most this many lines / bytes.
 MAX_GROUP_LINES = 100_000
 MAX_GROUP_BYTES = 64 << 20
+#: Bytes read at a time after the head.
+BLOCK_BYTES = 1 << 20
 
 _PEM_BEGIN = rx("pem-begin", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 
@@ -51,6 +53,15 @@ class LineHandler:
 
     def flush(self) -> list[str]:
         return []
+
+    def idle(self) -> bool:
+        """Whether lines in which the prefilter finds nothing may be written as they are, without
+        :meth:`feed` (nothing pending that they could belong to), except those of :meth:`to_feed`."""
+        return not self._pem
+
+    def to_feed(self, lines: list[bytes]) -> Iterable[int]:
+        """Indices of ``lines`` (raw, without newline) to feed even when the prefilter finds nothing in them."""
+        return ()
 
     def _line(self, text: str) -> str:
         if self._pem:
@@ -161,6 +172,12 @@ class JsonLinesHandler(LineHandler):
     def flush(self) -> list[str]:
         return self._close() if self._group else []
 
+    def idle(self) -> bool:
+        return not self._group and not self._pem
+
+    def to_feed(self, lines: list[bytes]) -> Iterable[int]:
+        return [i for i, line in enumerate(lines) if line.lstrip()[:1] in (b"{", b"[")]  # may open a group
+
     def _close(self) -> list[str]:
         group, self._group = self._group, []
         line, self.redactor.line = self.redactor.line, self._first
@@ -251,6 +268,9 @@ class HarHandler(JsonLinesHandler):
     def feed(self, text: str) -> list[str]:
         self._doc.append(text)
         return []
+
+    def idle(self) -> bool:
+        return False
 
     def flush(self) -> list[str]:
         group, self._doc = self._doc, []
@@ -359,15 +379,40 @@ def _lines(stream: IO[bytes]) -> Iterator[bytes]:
         yield line
 
 
+def _blocks(stream: IO[bytes]) -> Iterator[bytes]:
+    """Whole lines, about :data:`BLOCK_BYTES` at a time (at most what a pipe has ready)."""
+    read = getattr(stream, "read1", stream.read)
+    carry: list[bytes] = []  # the start of a line not yet ended
+    while True:
+        chunk = read(BLOCK_BYTES)
+        if not chunk:
+            if carry:
+                yield b"".join(carry)
+            return
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:
+            carry.append(chunk)
+            continue
+        carry.append(chunk[:cut])
+        yield b"".join(carry)
+        carry = [chunk[cut:]] if cut < len(chunk) else []
+
+
 def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, input_format: str = "auto") -> str:
-    """Redact ``src`` into ``dst`` (None: only fill ``redactor.report``); returns the format."""
-    lines = _lines(src)
+    """Redact ``src`` into ``dst`` (None: only fill ``redactor.report``); returns the format.
+
+    After the head (read line by line to sniff the format), the input is read in blocks; the
+    engine's prefilter scans a whole block at once, and the lines in which it finds nothing are
+    written as they are while the handler is idle (no key block or JSON value over several
+    lines pending)."""
     head: list[bytes] = []
     size = 0
-    for line in lines:
+    more = False  # the head stopped before the end of the input
+    for line in _lines(src):
         head.append(line)
         size += len(line)
         if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
+            more = True
             break
     fmt = input_format if input_format != "auto" else sniff([h.rstrip(b"\n") for h in head])
     handler_type = HANDLERS.get(fmt)
@@ -390,7 +435,7 @@ def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, inp
                 bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
                 dst.write(_encode(bom + new, codec) + ending)
 
-    for number, raw in enumerate(itertools.chain(head, lines), 1):
+    def feed(number: int, raw: bytes) -> None:
         redactor.line = number
         body = raw[:-1] if raw.endswith(b"\n") else raw
         ending = raw[len(body):]
@@ -401,5 +446,42 @@ def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, inp
             text = text[1:]
         pending.append((raw, text, codec, ending))
         write(handler.feed(text))
+
+    number = 0
+    for raw in head:
+        number += 1
+        feed(number, raw)
+    for block in _blocks(src) if more else ():
+        parts = block.split(b"\n")
+        if parts[-1] == b"":
+            parts.pop()
+        starts = list(itertools.accumulate((len(part) + 1 for part in parts), initial=0))
+        changing = None if b"\x00" in block or b"\xff\xfe" in block or b"\xfe\xff" in block \
+            else redactor.candidate_lines(block, starts)
+        if changing is None:
+            todo: Iterable[int] = range(len(parts))
+        else:
+            todo = set(changing).union(handler.to_feed(parts))
+            if max(map(len, parts), default=0) > LONG_LINE:
+                todo.update(i for i, part in enumerate(parts) if len(part) > LONG_LINE)
+            todo = sorted(todo)
+        line = 0  # the next line of the block to write
+        for i in itertools.chain(todo, (len(parts),)):
+            while line < i:
+                if pending or not handler.idle():
+                    feed(number + line + 1, block[starts[line]:starts[line + 1]])
+                    line += 1
+                    continue
+                # nothing can fire in the lines up to i: written as they are, in one piece
+                if dst is not None:
+                    dst.write(block[starts[line]:starts[i]])
+                report.lines += i - line
+                line = i
+            if i < len(parts):
+                redactor.scanned = changing is not None and i in changing
+                feed(number + i + 1, block[starts[i]:starts[i + 1]])
+                redactor.scanned = False
+                line = i + 1
+        number += len(parts)
     write(handler.flush())
     return fmt

@@ -3,38 +3,56 @@
 Before any JSON parsing or detector runs, a line (or a decoded string) is asked: could any rule
 fire here? The answer must never be "no" when a detector would find something (tests plant
 every kind of secret and check), and should be "no" for ordinary traffic. A regular expression
-that tries many alternatives at every position is slow in Python, so the test is made of
-primitives that run in C over the UTF-8 bytes:
+that tries many alternatives at every position is slow in Python, so the test is one
+Aho-Corasick scan (``ahocorasick_rs``, in Rust) of the UTF-8 bytes folded to lower case with
+every digit as ``0``, and a base64-run pass in C; each hit of the scan is then judged in
+Python (few per line):
 
-- one trie-shaped regex over the lower-cased bytes for every sensitive word; lookaheads and a
-  few longer benign words keep ordinary vocabulary out (``progressToken``, ``maxTokens``,
-  ``keyboard``, ``publicKey``, ``author``, ``path``, ``passed``), and ``code``/``state``/``pin``
-  must be whole words;
-- provider prefixes are in the same trie (lower-cased) and must then start a token in their
-  exact case (``ghp_``, ``AKIA``, ``PMAK-``);
-- ``@``, ``://``, ``%``, ``::``, ``+`` and escapes as substring checks;
-- digits mapped to ``0`` (``bytes.translate``) for phone and card shapes, digits deleted to
-  find ``...`` (dotted quads: IPv4);
+- sensitive words: what comes before ``token``/``key`` keeps ordinary names out
+  (``progressToken``, ``publicKey``), a lookahead keeps ordinary vocabulary out (``maxTokens``,
+  ``keyboard``, ``author``, ``passed``), and ``code``/``state``/``pin`` must be whole words;
+- provider prefixes must start a token in their exact case (``ghp_``, ``AKIA``, ``PMAK-``); the
+  letter of an escape (``\\n``) does not join a word to what comes before;
+- ``@`` where an email could hold it, ``%`` and two hex digits, ``+`` and a phone number;
+- escapes (``\\u`` and ``\\/`` in a raw line, any JSON escape in a decoded string);
+- phone, card and IPv4 shapes (``000-000-0000``, ``0000 0000 0000``, ``0.00.0.0``) and ``::``;
 - base64 characters mapped to one letter to find runs of 20 or more, then only those runs are
-  checked (plain lower-case words, paths and hex are not base64 worth decoding).
+  checked (plain lower-case words, paths and hex are not base64 worth decoding); tokens
+  without a prefix (Twilio's ``SK`` and 32 hex digits) are such runs.
+
+:meth:`Prefilter.lines` runs the same tests on a block of many lines with one scan.
 """
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
-from collections.abc import Iterable
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+
+import ahocorasick_rs
 
 from mcplint.redact import providers
-from mcplint.redact._rx import trie_pattern
 
-_ZEROS = bytes.maketrans(b"0123456789", b"0000000000")
-_DIGITS = b"0123456789"
+#: Lower case, every digit ``0``: one byte for one byte, so offsets stay those of the input.
+_FOLD = bytes.maketrans(bytes(range(65, 91)) + b"0123456789", bytes(range(97, 123)) + b"0" * 10)
 _DIGIT_SHAPES = (b"000-000-0000", b"000.000.0000", b"(000)", b"0000 0000 0000", b"0000-0000-0000",
-                 b"0000 000000 0000", b"0000-000000-0000")
+                 b"0000 000000 0000", b"0000-000000-0000", b"::")
+#: A dotted quad holds one of these (the outer groups may be longer, the inner ones are 1-3 digits).
+_QUADS = tuple(b"0." + b"0" * a + b"." + b"0" * b + b".0" for a in (1, 2, 3) for b in (1, 2, 3))
+#: Escapes that make a raw line worth a look (JSON escaped inside a JSON string is ``\\"``: too common).
+_LINE_ESCAPES = (b"\\u", b"\\/")
+_STRING_ESCAPES = (b'\\"', b"\\\\", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t")
+_CARD_DIGITS = b"0000000000000"
 _CARD_WORDS = (b"card", b"credit", b"visa", b"amex", b"mastercard", b"payment")
 _B64 = bytes((0x62 if (chr(c).isalnum() and c < 128) or c in b"+_" else 0x20) for c in range(256))
+_B64_WINDOW = b"b" * 20  # 20 base64 characters in a row, once mapped by _B64
+#: What may stand just before and just after the ``@`` of an email (see ``personal.EMAIL``).
+_EMAIL_LOCAL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
+_EMAIL_DOMAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 
-PROVIDER, WHOLE, CONTEXT, PLAIN, BENIGN = range(5)
+PROVIDER, WHOLE, CONTEXT, PLAIN, EXTRA, CARD, EMAIL, PERCENT, PHONE = range(9)
 #: Whole words (lower case) that trigger: non-alphanumeric on both sides.
 WHOLE_WORDS = ("code", "state", "nonce", "salt", "hmac", "pin", "cvv", "cvc", "ssn", "dsn", "accept", "basic",
                "negotiate", "dpop", "totp", "mfacode", "creds", "secrets", "pwd")
@@ -58,119 +76,166 @@ CONTEXT_WORDS = {
     b"pat": rb"(?![a-z])",
     b"otp": rb"(?![a-z])",
 }
-#: Ordinary names that hold a trigger word after their start (``progressToken``, ``publicKey``).
+#: Ordinary names that end with a word of ``CONTEXT_WORDS`` (``progressToken``, ``publicKey``).
 BENIGN_WORDS = (
     "progresstoken", "nexttoken", "pagetoken", "nextpagetoken", "cursortoken", "publickey", "primarykey", "sortkey",
     "cachekey", "hotkey", "monkey", "turkey", "donkey", "whiskey", "jockey", "idempotencykey", "foreignkey",
     "partitionkey",
 )
-_TWILIO = re.compile(rb"SK[0-9a-fA-F]{32}")
 
 
 def _provider_prefixes() -> dict[bytes, tuple[bytes, ...]]:
-    """Lower-cased provider prefix -> the exact prefixes it stands for (``pmak-`` -> ``PMAK-``)."""
+    """Folded provider prefix -> the exact prefixes it stands for (``pmak-`` -> ``PMAK-``)."""
     out: dict[bytes, set[bytes]] = {}
     for prefix, _ in providers._PREFIXED:
         exact = prefix.strip().encode()
-        out.setdefault(exact.lower(), set()).add(exact)
+        out.setdefault(exact.translate(_FOLD), set()).add(exact)
     return {low: tuple(sorted(exact)) for low, exact in out.items()}
+
+
+def _benign_heads() -> dict[bytes, tuple[bytes, ...]]:
+    """Context word -> what before it makes an ordinary name (``token`` -> ``progress``...)."""
+    out: dict[bytes, list[bytes]] = {word: [] for word in CONTEXT_WORDS}
+    for name in BENIGN_WORDS:
+        word = next(w for w in CONTEXT_WORDS if name.encode().endswith(w))
+        out[word].append(name.encode()[:-len(word)])
+    return {word: tuple(heads) for word, heads in out.items()}
+
+
+@functools.lru_cache(maxsize=32)
+def _build(extra: tuple[str, ...], personal: bool):
+    """(line automaton, string automaton, kind, exact prefixes, (lookahead, benign heads)) for
+    each pattern index."""
+    kinds: dict[bytes, int] = {}
+    exact = _provider_prefixes()
+    for prefix in exact:
+        kinds[prefix] = PROVIDER
+    for word in WHOLE_WORDS:
+        kinds[word.encode()] = WHOLE
+    for word in PLAIN_WORDS:
+        kinds[word.encode().translate(_FOLD)] = PLAIN
+    kinds.update((word, CONTEXT) for word in CONTEXT_WORDS)
+    kinds.update({b"@": EMAIL, b"%": PERCENT})
+    kinds.update((escape, PLAIN) for escape in _LINE_ESCAPES)
+    if personal:
+        kinds.update((shape, PLAIN) for shape in _DIGIT_SHAPES + _QUADS)
+        kinds[_CARD_DIGITS] = CARD
+        kinds[b"+0"] = PHONE
+    for word in extra:
+        if word:  # user triggers and known values: no context needed
+            kinds[word.encode("utf-8", "surrogatepass").translate(_FOLD)] = EXTRA
+    # the escapes only decoded strings look for come last: the line automaton stops before them
+    words = sorted(kinds) + [escape for escape in _STRING_ESCAPES if escape not in kinds]
+    kind = [kinds.get(w, PLAIN) for w in words]
+    dfa = ahocorasick_rs.Implementation.DFA
+    line = ahocorasick_rs.BytesAhoCorasick(words[:len(kinds)], implementation=dfa)
+    string = ahocorasick_rs.BytesAhoCorasick(words, implementation=dfa)
+    heads = _benign_heads()
+    context = [(re.compile(CONTEXT_WORDS[w]), heads[w]) if k == CONTEXT else None
+               for w, k in zip(words, kind, strict=True)]
+    return line, string, kind, [exact.get(w, ()) for w in words], context
 
 
 class Prefilter:
     """``prefilter(data, string=...)``: may a rule fire in these UTF-8 bytes?"""
 
     def __init__(self, extra: Iterable[str] = (), personal: bool = True):
-        self.kind: dict[bytes, int] = {}
-        self.providers = _provider_prefixes()
-        for prefix in self.providers:
-            self.kind[prefix] = PROVIDER
-        for word in WHOLE_WORDS:
-            self.kind[word.encode()] = WHOLE
-        for word in PLAIN_WORDS:
-            self.kind[word.encode()] = PLAIN
-        self.kind.update((word, CONTEXT) for word in CONTEXT_WORDS)
-        self.kind.update((word.encode(), BENIGN) for word in BENIGN_WORDS)
-        for word in extra:
-            if word:
-                self.kind[word.lower().encode("utf-8", "surrogatepass")] = PLAIN
-        # words that start with a letter go in the trie; the others (":aa", "/users/") are
-        # searched as substrings, so the trie is only tried at letters
-        self.regex = re.compile(trie_pattern(sorted(w for w in self.kind if w[:1].isalpha()),
-                                             suffixes=CONTEXT_WORDS))
-        self.substrings = tuple(sorted(w for w in self.kind if not w[:1].isalpha() and self.kind[w] != PROVIDER))
-        self.odd_providers = tuple(sorted(w for w in self.kind if not w[:1].isalpha() and self.kind[w] == PROVIDER))
+        self.line, self.string, self.kinds, self.exact, self.context = _build(tuple(extra), personal)
         self.personal = personal
 
     def __call__(self, data: bytes, string: bool = True) -> bool:
-        low = data.lower()
-        for m in self.regex.finditer(low):
-            if self._real(data, low, m.group(), m.start(), m.end()):
-                return True
-        for needle in self.substrings:
-            if needle in low:
-                return True
-        for prefix in self.odd_providers:  # "-----begin"
-            if prefix in low and self._provider(data, prefix, low.find(prefix)):
-                return True
-        if b"@" in data and _email_like(data):
-            return True
-        if b"SK" in data and _TWILIO.search(data):
-            return True
-        if b"%" in data and _PERCENT.search(data):
-            return True
-        if b"\\" in data:
-            if string and _ESCAPE.search(data):
-                return True
-            if not string and (b"\\u" in data or b"\\/" in data):
-                return True
-        if self.personal and _personal(data, low):
+        folded = data.translate(_FOLD)
+        hits = (self.string if string else self.line).find_matches_as_indexes(folded, overlapping=True)
+        if hits and self._any_real(data, folded, hits):
             return True
         return _base64_run(data)
 
-    def _provider(self, data: bytes, word: bytes, start: int) -> bool:
-        """A provider prefix, in its exact case, that starts a token."""
-        while start >= 0:
-            if not (start and data[start - 1:start].isalnum()) and data.startswith(self.providers[word], start):
+    def lines(self, block: bytes, starts: Sequence[int], limit: int) -> set[int]:
+        """Indices of the lines of ``block`` (line ``i`` is ``block[starts[i]:starts[i + 1]]`` with
+        its newline) for which ``self(line, string=False)`` may be true, lines longer than
+        ``limit`` left out: the same tests, one scan for many lines."""
+        out: set[int] = set()
+        sizes = list(map(operator.sub, starts[1:], starts))
+        if not sizes:
+            return out
+        if max(sizes) <= limit + 1:
+            self._scan(block, starts, 0, len(sizes), out)
+            return out
+        first = 0
+        for i in [i for i, size in enumerate(sizes) if size > limit + 1] + [len(sizes)]:
+            if first < i:
+                self._scan(block[starts[first]:starts[i]], starts, first, i, out)
+            first = i + 1
+        return out
+
+    def _scan(self, data: bytes, starts: Sequence[int], first: int, end: int, out: set[int]) -> None:
+        """Adds to ``out`` the lines ``first..end-1`` (``data`` holds them) that may hold something."""
+        base = starts[first]
+
+        def line(pos: int) -> int:
+            return bisect_right(starts, base + pos, first, end) - 1
+
+        folded = data.translate(_FOLD)
+        # hits come in the order of their ends, so line by line (no pattern holds a newline)
+        hits: list[tuple[int, int, int]] = []
+        current, line_start, line_end = -1, -1, -1
+        for hit in self.line.find_matches_as_indexes(folded, overlapping=True):
+            if not line_start <= hit[1] < line_end:
+                if hits and self._any_real(data, folded, hits, line_start, line_end):
+                    out.add(current)
+                current = line(hit[1])
+                line_start, line_end = starts[current] - base, starts[current + 1] - base
+                hits = []
+            hits.append(hit)
+        if hits and self._any_real(data, folded, hits, line_start, line_end):
+            out.add(current)
+        runs = data.translate(_B64)
+        pos = runs.find(_B64_WINDOW)
+        while pos >= 0:
+            m = _RUN.match(data, pos)
+            if not _BORING.fullmatch(m.group()):
+                out.add(line(pos))
+            pos = runs.find(_B64_WINDOW, m.end())
+
+    def _any_real(self, data: bytes, folded: bytes, hits: list[tuple[int, int, int]], lo: int = 0,
+                  hi: int | None = None) -> bool:
+        """Whether one of ``hits`` (all in ``data[lo:hi]``, one line) is a real trigger."""
+        kinds = self.kinds
+        for index, start, end in hits:
+            kind = kinds[index]
+            if kind == PLAIN or kind == EXTRA:
                 return True
-            start = data.lower().find(word, start + 1)
+            if kind == CONTEXT:
+                after, heads = self.context[index]
+                if after.match(folded, end) and not folded.endswith(heads, lo, start):
+                    return True
+            elif kind == PROVIDER:
+                if _starts_word(folded, start) and data.startswith(self.exact[index], start):
+                    return True
+            elif kind == WHOLE:
+                if _starts_word(folded, start) and not folded[end:end + 1].isalnum():
+                    return True
+            elif kind == EMAIL:
+                if start and data[start - 1] in _EMAIL_LOCAL and data[end:end + 1] and data[end] in _EMAIL_DOMAIN:
+                    return True
+            elif kind == PERCENT:
+                if _PERCENT.match(data, start):
+                    return True
+            elif kind == PHONE:
+                if _E164.match(data, start):
+                    return True
+            elif kind == CARD and any(folded.find(word, lo, hi) >= 0 for word in _CARD_WORDS):
+                return True
         return False
 
-    def _real(self, data: bytes, low: bytes, word: bytes, start: int, end: int) -> bool:
-        kind = self.kind.get(word, PLAIN)
-        if kind == PLAIN or kind == CONTEXT:
-            return True
-        if kind == PROVIDER:
-            return not (start and low[start - 1:start].isalnum()) and data.startswith(self.providers[word], start)
-        if kind == WHOLE:
-            return not (start and low[start - 1:start].isalnum()) and not low[end:end + 1].isalnum()
-        return False
 
-
-def _email_like(data: bytes) -> bool:
-    at = data.find(b"@")
-    while at >= 0:
-        if at and data[at - 1:at].isalnum() and data[at + 1:at + 2].isalnum():
-            return True
-        at = data.find(b"@", at + 1)
-    return False
-
-
-def _personal(data: bytes, low: bytes) -> bool:
-    if b"+" in data and _E164.search(data):
-        return True
-    if b"::" in data:
-        return True
-    if b"." in data and b"..." in data.translate(None, _DIGITS):
-        return True
-    zeros = data.translate(_ZEROS)
-    for shape in _DIGIT_SHAPES:
-        if shape in zeros:
-            return True
-    return b"0000000000000" in zeros and any(word in low for word in _CARD_WORDS)
+def _starts_word(folded: bytes, start: int) -> bool:
+    """No letter or digit just before ``start``, or one that ends an escape (``\\n``, ``\\t``):
+    decoded, nothing joins the word to what comes before."""
+    return not folded[start - 1:start].isalnum() or folded[start - 2:start - 1] == b"\\"
 
 
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
-_ESCAPE = re.compile(rb'\\["\\/bfnrtu]')
 _E164 = re.compile(rb"\+[1-9][0-9 ().-]{6}")
 _RUN = re.compile(rb"[A-Za-z0-9+_]{20,}")
 _BORING = re.compile(rb"[0-9a-fA-F]+|[a-z0-9_]+")
@@ -178,7 +243,7 @@ _BORING = re.compile(rb"[0-9a-fA-F]+|[a-z0-9_]+")
 
 def _base64_run(data: bytes) -> bool:
     """A run of 20+ base64 characters that is not a lower-case word, path or hex string."""
-    if len(data) < 20 or b"bbbbbbbbbbbbbbbbbbbb" not in data.translate(_B64):
+    if len(data) < 20 or _B64_WINDOW not in data.translate(_B64):
         return False
     for m in _RUN.finditer(data):
         if not _BORING.fullmatch(m.group()):
