@@ -73,13 +73,39 @@ def session_lines(n: int, payload_kb: float = 2.0) -> list[tuple[str, dict]]:
     return out
 
 
-def generate(path: Path, size_mb: int, fmt: str, payload_kb: float) -> None:
+def renumbered(template: list[tuple[str, dict]], round_: int) -> list[tuple[str, dict]]:
+    """The template's calls (no handshake) with ids and progress tokens unique to ``round_``."""
+    out = []
+    for direction, message in template[5:]:
+        message = {**message}
+        if isinstance(message.get("id"), int):
+            message["id"] += round_ * 1_000_000
+        elif "id" in message:
+            message["id"] = f"{message['id']}-{round_}"
+        params = message.get("params")
+        if isinstance(params, dict):
+            params = message["params"] = {**params}
+            if "progressToken" in params:
+                params["progressToken"] = f"{params['progressToken']}-{round_}"
+            if "_meta" in params:
+                params["_meta"] = {"progressToken": f"{params['_meta']['progressToken']}-{round_}"}
+        out.append((direction, message))
+    return out
+
+
+def generate(path: Path, size_mb: int, fmt: str, payload_kb: float, long_session: bool = False) -> None:
+    """Write ``size_mb`` of sessions of 200 calls each, or one session (``long_session``) that
+    goes on calling after a single handshake."""
     target = size_mb << 20
-    template = session_lines(200, payload_kb)
+    template = base = session_lines(200, payload_kb)
     written = 0
     second = 0
+    rounds = 0
     with open(path, "wb") as out:
         while written < target:
+            if long_session and rounds:
+                template = renumbered(base, rounds)
+            rounds += 1
             for direction, message in template:
                 raw = orjson.dumps(message)
                 if fmt == "capture":

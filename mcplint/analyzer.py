@@ -9,17 +9,36 @@ rules, the way Wireshark's ``tcp.analysis`` fields are.
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import sys
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from mcplint import protocol
 from mcplint.model import Direction, Kind, Record, id_key
 
-#: Answered request ids kept per sender for id-reuse and duplicate-response checks.
-MAX_ANSWERED = 1_000_000
-#: Unanswered requests kept per sender; the oldest are forgotten beyond this (Zeek-style cap).
-MAX_PENDING = 100_000
+#: Requests kept per sender for id-reuse, duplicate-response and cancellation checks; the oldest
+#: are forgotten beyond this (Zeek-style cap). All but the latest are kept compact (:class:`Answered`).
+MAX_ANSWERED = 20_000
+#: Unanswered requests kept per sender, whole; the oldest are forgotten beyond this.
+MAX_PENDING = 10_000
+#: Progress tokens of answered requests kept per sender (PR004; PR003 lowers its confidence beyond).
+MAX_FINISHED_TOKENS = 10_000
+#: Tools kept of one ``tools/list`` traversal.
+MAX_TOOLS = 10_000
+#: The latest answered requests of each sender kept whole (records and all) before they are compacted.
+RECENT_ANSWERED = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps of the per-session tables; the first time one forgets an entry the session records
+    it (``Session.limits_hit``) and IO012 tracking-limit-reached reports it."""
+
+    answered: int = MAX_ANSWERED
+    pending: int = MAX_PENDING
+    tools: int = MAX_TOOLS
 
 
 class Phase:
@@ -51,19 +70,73 @@ class RequestEntry:
         return self.response is None
 
 
-class Bounded(OrderedDict):
-    """An insertion-ordered dict that forgets its oldest entries beyond ``limit``."""
+class Answered:
+    """A request answered a while ago (or forgotten while open), kept compact: its line, id,
+    method and time, and its response's, without the records. ``record``, ``response`` and
+    ``cancel`` are stand-in records holding just these facts (no ``msg``, ``params`` or data)."""
 
-    def __init__(self, limit: int):
+    __slots__ = ("line", "id", "method", "t", "direction", "response_line", "response_t", "response_kind",
+                 "cancel_line")
+    token = None
+    task = False
+    last_progress = last_progress_record = total = None
+
+    def __init__(self, entry: RequestEntry, direction: Direction | None):
+        record = entry.record
+        self.line, self.id, self.t, self.direction = record.line, record.id, record.t, direction
+        self.method = sys.intern(record.method) if record.method is not None else None
+        response = entry.response
+        self.response_line = response.line if response is not None else None
+        self.response_t = response.t if response is not None else None
+        self.response_kind = response.kind if response is not None else None
+        self.cancel_line = entry.cancel.line if entry.cancel is not None else None
+
+    @property
+    def pending(self) -> bool:
+        return self.response_line is None
+
+    @property
+    def record(self) -> Record:
+        return Record("", self.line, Kind.REQUEST, b"", direction=self.direction, has_id=True, id=self.id,
+                      method=self.method, t=self.t)
+
+    @property
+    def response(self) -> Record | None:
+        if self.response_line is None:
+            return None
+        return Record("", self.response_line, self.response_kind, b"",
+                      direction=self.direction.other if self.direction else None, has_id=True, id=self.id,
+                      t=self.response_t)
+
+    @property
+    def cancel(self) -> Record | None:
+        if self.cancel_line is None:
+            return None
+        return Record("", self.cancel_line, Kind.NOTIFICATION, b"", direction=self.direction,
+                      method="notifications/cancelled")
+
+    @cancel.setter
+    def cancel(self, record: Record) -> None:  # a request forgotten while open is cancelled
+        self.cancel_line = record.line
+
+
+class Bounded(OrderedDict):
+    """An insertion-ordered dict that forgets its oldest entries beyond ``limit``, calling
+    ``on_evict(key, value)`` for each when given."""
+
+    def __init__(self, limit: int, on_evict=None):
         super().__init__()
         self.limit = limit
         self.evicted = 0
+        self.on_evict = on_evict
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
         if len(self) > self.limit:
-            self.popitem(last=False)
+            old = self.popitem(last=False)
             self.evicted += 1
+            if self.on_evict is not None:
+                self.on_evict(*old)
 
 
 @dataclass(slots=True, eq=False)
@@ -75,11 +148,16 @@ class ToolCatalog:
     complete: bool = False  # all pages of a traversal were seen
     stale: bool = False  # list_changed arrived since
     listed: bool = False
+    truncated: bool = False  # the traversal listed more tools than the session keeps (Limits.tools)
 
     @property
     def current(self) -> bool:
         """True when the list is complete and no change was announced since."""
         return self.listed and self.complete and not self.stale
+
+
+_RELEASED: Any = MappingProxyType({})  # the tables of a finished session
+_NO_TOOLS = ToolCatalog()
 
 
 @dataclass(slots=True, eq=False)
@@ -103,21 +181,51 @@ class Session:
     first_message: dict[Direction, Record] = field(default_factory=dict)
     midstream: bool = False  # the capture joined an already running session
     version_given: bool = False  # the user named the revision (--protocol-version): a mid-session start is expected
-    requests: dict[Direction, Bounded] = field(default_factory=lambda: {
-        Direction.C2S: Bounded(MAX_ANSWERED), Direction.S2C: Bounded(MAX_ANSWERED)})
-    pending: dict[Direction, Bounded] = field(default_factory=lambda: {
-        Direction.C2S: Bounded(MAX_PENDING), Direction.S2C: Bounded(MAX_PENDING)})
-    tokens: dict[Direction, dict] = field(default_factory=lambda: {Direction.C2S: {}, Direction.S2C: {}})
-    finished_tokens: dict[Direction, Bounded] = field(default_factory=lambda: {
-        Direction.C2S: Bounded(10_000), Direction.S2C: Bounded(10_000)})
-    undirected: Bounded = field(default_factory=lambda: Bounded(MAX_PENDING))  # requests of unknown sender
-    invalid_ids: Bounded = field(default_factory=lambda: Bounded(10_000))  # (sender, id) of invalid messages
+    limits: Limits = field(default_factory=Limits)
+    # per-request tables, made by __post_init__ with the limits
+    requests: dict[Direction, Bounded] = field(init=False)  # every request by id key; old ones compact
+    pending: dict[Direction, Bounded] = field(init=False)  # the unanswered ones, whole
+    tokens: dict[Direction, Bounded] = field(init=False)  # live progress tokens -> request
+    finished_tokens: dict[Direction, Bounded] = field(init=False)  # tokens of answered requests
+    undirected: Bounded = field(init=False)  # requests of unknown sender
+    invalid_ids: Bounded = field(init=False)  # (sender, id) of invalid messages
+    recent: dict[Direction, deque] = field(init=False)  # (key, entry) of the latest answered, kept whole
+    limits_hit: dict[str, Record] = field(default_factory=dict)  # table -> record where it first forgot
     unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
     tools: ToolCatalog = field(default_factory=ToolCatalog)
     messages: int = 0
     last_record: Record | None = None
     state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
     file_state: dict = field(default_factory=dict)  # shared by all sessions of one input file
+
+    def __post_init__(self) -> None:
+        limits = self.limits
+        self.requests = {d: Bounded(limits.answered, self._forgets(("answered", d))) for d in Direction}
+        self.pending = {d: Bounded(limits.pending, self._forget_open(d)) for d in Direction}
+        self.tokens = {d: Bounded(limits.pending, self._forgets(("tokens", d))) for d in Direction}
+        self.finished_tokens = {d: Bounded(min(limits.answered, MAX_FINISHED_TOKENS)) for d in Direction}
+        self.undirected = Bounded(limits.pending, self._forgets(("undirected", None)))
+        self.invalid_ids = Bounded(limits.pending)
+        self.recent = {d: deque() for d in Direction}
+
+    def limit_reached(self, table: str, direction: Direction | None = None) -> None:
+        """Note the first time ``table`` (of ``direction``'s side) forgot an entry, at the record
+        being committed."""
+        name = f"{table}:{direction.value}" if direction is not None else table
+        if name not in self.limits_hit and self.last_record is not None:
+            self.limits_hit[name] = self.last_record
+
+    def _forgets(self, where: tuple):
+        return lambda key, value: self.limit_reached(*where)
+
+    def _forget_open(self, sender: Direction):
+        """An open request fell out of ``pending``: keep it compact among the requests, so that a
+        late response is still known (answer ``forgotten``)."""
+        def forget(key, entry):
+            self.limit_reached("pending", sender)
+            if type(entry) is RequestEntry and self.requests[sender].get(key) is entry:
+                self.requests[sender][key] = Answered(entry, sender)
+        return forget
 
     # -- questions rules ask ------------------------------------------------------------
     @property
@@ -131,9 +239,12 @@ class Session:
     def caps_of(self, side: str) -> Any:
         return self.server_caps if side == "server" else self.client_caps
 
-    def find_request(self, sender: Direction, request_id: Any) -> RequestEntry | None:
-        """The request ``sender`` made with exactly this id (type-exact), if any."""
-        return self.requests[sender].get(id_key(request_id))
+    def find_request(self, sender: Direction, request_id: Any) -> RequestEntry | Answered | None:
+        """The request ``sender`` made with exactly this id (type-exact), if any: whole, or compact
+        (:class:`Answered`) when it was answered a while ago."""
+        key = id_key(request_id)
+        entry = self.requests[sender].get(key)
+        return entry if entry is not None else self.pending[sender].get(key)
 
     def pending_requests(self) -> list[RequestEntry]:
         out = list(self.pending[Direction.C2S].values()) + list(self.pending[Direction.S2C].values())
@@ -149,14 +260,16 @@ class Session:
             self.finished_tokens[sender][entry.token] = entry
 
     def release(self) -> None:
-        """Drop the per-request tables once the session was finished (bounded memory)."""
-        for table in (self.requests, self.pending, self.tokens, self.finished_tokens):
-            for side in table.values():
-                side.clear()
-        self.undirected.clear()
-        self.invalid_ids.clear()
-        self.tools = ToolCatalog()
+        """Drop the per-request tables and records once the session was finished (bounded memory:
+        a finished session keeps its label, version and counts; nothing may judge it any more)."""
+        self.requests = self.pending = self.tokens = self.finished_tokens = self.recent = _RELEASED
+        self.undirected = self.invalid_ids = _RELEASED
+        self.tools = _NO_TOOLS
         self.state.clear()
+        self.limits_hit.clear()
+        self.init_request = self.init_response = self.initialized = None
+        self.first_record = self.last_record = self.client_caps = self.server_caps = None
+        self.first_message.clear()
 
     def state_for(self, rule: object) -> dict:
         """A private dict a rule may keep per session (for facts nobody else needs)."""
@@ -226,9 +339,10 @@ def _modern_version(record: Record) -> str | None:
 class Analyzer:
     """Routes records to sessions and keeps each session's facts for one input file."""
 
-    def __init__(self, path: str, protocol_version: str | None = None):
+    def __init__(self, path: str, protocol_version: str | None = None, limits: Limits | None = None):
         self.path = path
         self.protocol_version = protocol_version
+        self.limits = limits or Limits()
         self.sessions: dict[str, Session] = {}
         self.current: Session | None = None
         self.closed: list[Session] = []
@@ -240,7 +354,7 @@ class Analyzer:
     def _new_session(self, label: str | None = None, explicit: bool = False) -> Session:
         self.ordinal += 1
         session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit,
-                          file_state=self.file_state)
+                          file_state=self.file_state, limits=self.limits)
         session.version = self.protocol_version
         session.version_given = self.protocol_version is not None
         self.sessions[session.label] = session
@@ -399,15 +513,19 @@ class Analyzer:
         if direction is None:
             entry = session.undirected.get(id_key(record.id))
             if entry is not None:
-                record.request = entry.record
-                record.answer = "duplicate" if entry.response is not None else "ok"
+                if type(entry) is RequestEntry:  # a compact one is answered: no request to judge by
+                    record.request = entry.record
+                record.answer = "ok" if entry.pending else "duplicate"
             else:
                 record.answer = "unknown-direction"
             return
         asker = direction.other
         key = id_key(record.id)
-        entry = session.requests[asker].get(key)
+        entry = session.requests[asker].get(key) or session.pending[asker].get(key)
         if entry is not None:
+            if type(entry) is Answered:  # details forgotten: only the facts of the answer are left
+                record.answer = "duplicate" if entry.response_line is not None else "forgotten"
+                return
             record.request = entry.record
             if entry.response is not None:
                 record.answer = "duplicate"
@@ -435,7 +553,7 @@ class Analyzer:
         session.last_record = record
         if not record.is_message:
             if record.kind is Kind.INVALID and record.has_id:
-                session.invalid_ids[(record.direction, id_key(record.id))] = record
+                session.invalid_ids[(record.direction, id_key(record.id))] = True
             if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:
                 session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
             return
@@ -489,15 +607,28 @@ class Analyzer:
             return
         if record.direction is None:
             if record.answer == "ok":
-                session.undirected[id_key(record.id)].response = record
-            return
-        if record.answer not in ("ok", "after-cancel"):
+                key = id_key(record.id)
+                entry = session.undirected[key]
+                entry.response = record
+                session.undirected[key] = Answered(entry, None)
             return
         asker = record.direction.other
         key = id_key(record.id)
-        entry = session.requests[asker][key]
+        if record.answer == "forgotten":  # the first answer to a request forgotten while open
+            entry = session.requests[asker][key]
+            entry.response_line, entry.response_t, entry.response_kind = record.line, record.t, record.kind
+            return
+        if record.answer not in ("ok", "after-cancel"):
+            return
+        entry = session.requests[asker].get(key)
+        if entry is None:  # fell out of the requests table while still open
+            entry = session.requests[asker][key] = session.pending[asker][key]
         entry.response = record
         session.pending[asker].pop(key, None)
+        recent = session.recent[asker]
+        recent.append((key, entry))
+        if len(recent) > RECENT_ANSWERED:
+            _compact(session, asker, *recent.popleft())
         result = record.msg.get("result") if record.kind is Kind.RESULT else None
         if isinstance(result, dict) and isinstance(result.get("task"), dict):
             entry.task = True  # answered with a CreateTaskResult (2025-11-25), token or not
@@ -540,14 +671,18 @@ class Analyzer:
         if params.get("cursor") is None:
             catalog.names = set()
             catalog.tools = {}
-            catalog.stale = False
+            catalog.stale = catalog.truncated = False
         tools = result.get("tools")
         for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                if len(catalog.tools) >= session.limits.tools and tool["name"] not in catalog.tools:
+                    session.limit_reached("tools")
+                    catalog.truncated = True  # an incomplete catalog: calls of the others are not judged
+                    break
                 catalog.names.add(tool["name"])
                 catalog.tools[tool["name"]] = tool
         catalog.listed = True
-        catalog.complete = result.get("nextCursor") is None
+        catalog.complete = result.get("nextCursor") is None and not catalog.truncated
 
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
@@ -575,6 +710,18 @@ class Analyzer:
                     entry.total = total
         elif method == "notifications/tools/list_changed":
             session.tools.stale = True
+
+
+def _compact(session: Session, sender: Direction, key: tuple, entry: RequestEntry) -> None:
+    """Keep an answered request compact from now on (not a task: its token stays live; not when a
+    reused id already replaced it)."""
+    requests = session.requests[sender]
+    if entry.task or requests.get(key) is not entry:
+        return
+    compact = requests[key] = Answered(entry, sender)
+    entry.last_progress_record = None  # (a cycle through the notification's ProgressRef)
+    if entry.token is not None and session.finished_tokens[sender].get(entry.token) is entry:
+        session.finished_tokens[sender][entry.token] = compact
 
 
 def _alternate_key(value: Any) -> tuple | None:

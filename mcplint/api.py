@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +14,6 @@ from mcplint.model import Finding, Record, Severity
 from mcplint.parse import Parser
 from mcplint.readers import UnknownFormat, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
-from mcplint.rules import all_rules
-from mcplint.rules import load as load_rules
 from mcplint.rules._base import Rule
 
 INPUT_SUFFIXES = (".jsonl", ".ndjson", ".mcplog", ".transcript", ".log", ".json", ".har")
@@ -73,8 +70,9 @@ def _counted(records: Iterable[Record], summary: RunSummary) -> Iterator[Record]
 
 
 def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOptions,
-                summary: RunSummary, engine: Engine | None = None) -> Iterator[Finding]:
-    """Lint one binary stream, adding what it saw to ``summary``."""
+                summary: RunSummary, engine: Engine | None = None, progress: bool = True) -> Iterator[Finding]:
+    """Lint one binary stream, adding what it saw to ``summary`` (with a progress line on a
+    terminal unless ``progress`` is False)."""
     engine = engine or Engine(rules, options.protocol_version)
     try:
         fmt, frames = open_frames(stream, options.input_format, strict=True)
@@ -82,9 +80,9 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
         raise UnknownInput(f"{path}: {exc}") from exc
     summary.files += 1
     summary.formats[path] = fmt
-    analyzer = Analyzer(path, options.protocol_version)
+    analyzer = Analyzer(path, options.protocol_version, engine.limits)
     records = _counted(Parser(path).records(frames), summary)
-    if progress_bar.wanted(stream):
+    if progress and progress_bar.wanted(stream):
         records = progress_bar.track(records, stream, path)
     yield from engine.lint_records(records, path, analyzer)
     summary.crashes.extend(engine.take_crashes())
@@ -94,7 +92,7 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
 
 
 def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
-               engine: Engine | None = None) -> tuple[list[Finding], RunSummary]:
+               engine: Engine | None = None, progress: bool = True) -> tuple[list[Finding], RunSummary]:
     summary = RunSummary()
     if name == "-":
         return list(lint_stream(sys.stdin.buffer, options.stdin_filename, rules, options, summary, engine)), summary
@@ -106,7 +104,7 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
         raise InputError(f"{name}: {exc.strerror}") from exc
     with handle:
         try:
-            return list(lint_stream(handle, name, rules, options, summary, engine)), summary
+            return list(lint_stream(handle, name, rules, options, summary, engine, progress)), summary
         except UnknownInput:
             if not optional:
                 raise
@@ -114,31 +112,24 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
             return [], summary
 
 
-def _lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:
-    from mcplint.settings import configure
-
-    registry = load_rules()
-    rules = configure([registry[code]() for code in codes], options.rule_options)
-    return _lint_file(name, rules, options)
-
-
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
                options: LintOptions | None = None, jobs: int = 1,
                observers: Sequence = ()) -> tuple[list[Finding], RunSummary]:
     """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
 
-    With ``jobs > 1`` files are linted in that many processes; the result is the same as with
-    one process, in the same order. ``observers`` (trackers that watch every record, as
-    ``mcplint stats`` uses) need a single process.
+    With ``jobs > 1`` files, and the sessions of large files, are linted in that many processes
+    (see :mod:`mcplint.parallel`); the result is the same as with one process, in the same order.
+    Stdin and ``observers`` (trackers that watch every record, as ``mcplint stats`` uses) need a
+    single process.
     """
     options = options or LintOptions()
     names = expand_paths(paths)
-    parts: list[tuple[list[Finding], RunSummary]] = []
-    if jobs > 1 and len(names) > 1 and "-" not in names and not observers:
-        codes = [r.code for r in (rules if rules is not None else all_rules())]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            parts = list(pool.map(_lint_file_in_worker, names, [codes] * len(names), [options] * len(names)))
-    else:
+    parts: list[tuple[list[Finding], RunSummary]] | None = None
+    if jobs > 1 and "-" not in names and not observers:
+        from mcplint.parallel import lint_in_processes
+
+        parts = lint_in_processes(names, rules, options, jobs)
+    if parts is None:
         engine = Engine(rules, options.protocol_version, observers)
         parts = [_lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []

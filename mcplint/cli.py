@@ -57,7 +57,7 @@ def main() -> None:
               help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Lint files in this many processes (0: one per CPU).")
+              help="Lint files, and the sessions of large files, in this many processes (0: one per CPU).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings in FILE (then exit 0).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
@@ -183,13 +183,15 @@ def stats(paths, input_format, protocol_version, output_format, per_session) -> 
     collector.add_findings(findings)
     sessions = {f"{path} session {label}": figures for (path, label), figures in collector.sessions.items()
                 if sum(figures.messages.values())}
-    overall = merged(list(collector.sessions.values()))
+    overall = merged(collector.all_figures())
     if output_format == "json":
         document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
-                    "files": summary.files, "records": summary.records}
+                    "sessions_not_shown": collector.folded, "files": summary.files, "records": summary.records}
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
         return
     click.echo(render_tables(overall, sessions if per_session else {}, summary))
+    if collector.folded:
+        click.echo(f"({collector.folded} more session(s) count in the overall figures only)")
 
 
 @main.command()
@@ -218,6 +220,10 @@ def diagnose(paths, input_format, protocol_version, output_format) -> None:
         click.echo(Redactor().redact_text(diagnose_report.markdown(diagnoses)))
     else:
         click.echo(diagnose_report.text(diagnoses))
+    if collector.unlisted:  # sessions beyond the ones diagnosed in full
+        counts = ", ".join(f"{n} {outcome}" for outcome, n in collector.unlisted.most_common())
+        click.echo(f"{sum(collector.unlisted.values())} more session(s) not listed: {counts}",
+                   err=output_format == "json")
 
 
 @main.command()

@@ -4,12 +4,16 @@ Reads a capture the way an expert reads a wire log: which lifecycle stages were 
 one that completed, what should have come next, and the likely culprit with a fix. Also lists
 requests still open at the end (with age, who owes whom and progress seen), host timeout
 signatures, late responses after cancellation and the probable origin of stdout pollution.
+
+Memory stays bounded: progress is counted for open requests only, each list of a diagnosis keeps
+its first ``MAX_ITEMS`` entries (and counts the rest), and beyond ``MAX_SESSIONS`` sessions only
+the ones with something to report are kept (``MAX_KEPT`` in all); the others are counted by outcome.
 """
 
 from __future__ import annotations
 
 import re
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +87,12 @@ _POLLUTION = (
      "Write banners with console.error / print(..., file=sys.stderr)."),
 )
 MAX_MODERN_REQUESTS = 10_000
+#: Timeouts, late responses and notes listed per session; further ones are only counted.
+MAX_ITEMS = 100
+#: Sessions diagnosed in full; beyond this only sessions with something to report are kept, up to
+#: MAX_KEPT diagnoses in all, and the others are counted by outcome (``DiagnoseCollector.unlisted``).
+MAX_SESSIONS = 200
+MAX_KEPT = 1_000
 _TIMEOUT_REASON = re.compile(r"(?i)time(d)? ?out|deadline|took too long")
 
 
@@ -115,6 +125,35 @@ class Diagnosis:
     stderr_tail: list[str] = field(default_factory=list)
     modern_requests: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    omitted: Counter = field(default_factory=Counter)  # list name -> entries beyond MAX_ITEMS
+
+    def add(self, name: str, item: Any) -> None:
+        """Append to the list ``name`` (timeouts, late_responses, notes) up to MAX_ITEMS."""
+        items = getattr(self, name)
+        if len(items) < MAX_ITEMS:
+            items.append(item)
+        else:
+            self.omitted[name] += 1
+
+    @property
+    def healthy(self) -> bool:
+        """Tool results reached (2026-07-28: every request answered), nothing open, nothing odd:
+        nothing to tell about the session."""
+        if self.open_requests or self.timeouts or self.late_responses or self.pollution or self.notes \
+                or self.omitted:
+            return False
+        if self.era == "modern":
+            return bool(self.modern_requests) and all(r["outcome"] == "answered" for r in self.modern_requests)
+        return self.last_stage == "tool_returned"
+
+    @property
+    def outcome(self) -> str:
+        """In a few words, for sessions counted but not listed."""
+        if self.healthy:
+            return "with nothing to report"
+        if self.era == "modern":
+            return "stateless, with problems"
+        return f"stopped after '{dict(STAGES).get(self.last_stage, 'nothing')}'"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -135,9 +174,12 @@ class DiagnoseCollector(Tracker):
 
     def __init__(self) -> None:
         self.diagnoses: dict[tuple[str, str], Diagnosis] = {}
+        self.unlisted: Counter = Counter()  # outcome -> sessions beyond MAX_SESSIONS not kept
+        self.finished = 0
         self._stderr: dict[tuple[str, str], deque] = {}
-        self._progress: dict[tuple[str, str], dict] = {}
+        self._progress: dict[tuple[str, str], dict] = {}  # request line -> progress count (open requests)
         self._last_t: dict[tuple[str, str], float] = {}
+        self._modern: dict[tuple[str, str], dict] = {}  # request line -> modern_requests item
 
     def _key(self, session) -> tuple[str, str]:
         return (session.path, session.label)
@@ -177,14 +219,14 @@ class DiagnoseCollector(Tracker):
         elif kind is Kind.RESULT and method == "initialize" and record.answer == "ok":
             self._reach(d, "initialize_answered", record.line)
         elif kind is Kind.ERROR and method == "initialize":
-            d.notes.append(f"line {record.line}: initialize was refused: {self._error_text(record)}")
+            d.add("notes", f"line {record.line}: initialize was refused: {self._error_text(record)}")
         elif kind is Kind.NOTIFICATION and method == "notifications/initialized":
             self._reach(d, "initialized_sent", record.line)
         elif record.is_response and method == "tools/list" and record.answer == "ok":
             self._reach(d, "tools_listed", record.line)
             result = record.msg.get("result") if kind is Kind.RESULT else None
             if isinstance(result, dict) and result.get("nextCursor") is not None:
-                d.notes.append(f"line {record.line}: tools/list returned a nextCursor; the host must fetch "
+                d.add("notes", f"line {record.line}: tools/list returned a nextCursor; the host must fetch "
                                "the next page or it misses tools")
         elif kind is Kind.REQUEST and method == "tools/call":
             self._reach(d, "tool_called", record.line)
@@ -195,31 +237,34 @@ class DiagnoseCollector(Tracker):
             counts = self._progress[key]
             request_line = record.target.live.record.line
             counts[request_line] = counts.get(request_line, 0) + 1
+        if record.is_response and record.request is not None and record.answer in ("ok", "after-cancel"):
+            self._progress[key].pop(record.request.line, None)  # counted for requests left open only
         if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
             params = record.params if isinstance(record.params, dict) else {}
             reason = str(params.get("reason") or "")
             if _TIMEOUT_REASON.search(reason):
-                d.timeouts.append({"line": record.line, "signature": f"cancelled with reason {reason!r}"})
+                d.add("timeouts", {"line": record.line, "signature": f"cancelled with reason {reason!r}"})
             else:
                 entry = session.find_request(record.direction, params.get("requestId")) if record.direction else None
                 if entry is not None and entry.record.t is not None and record.t is not None:
                     waited = record.t - entry.record.t
                     if any(abs(waited - limit) < 1.5 for limit in (10, 30, 60, 120, 300)):
-                        d.timeouts.append({"line": record.line, "signature":
+                        d.add("timeouts", {"line": record.line, "signature":
                                            f"cancelled after {waited:.1f} s, a typical host timeout"})
         if kind is Kind.ERROR:
             error = record.msg.get("error")
             if isinstance(error, dict) and error.get("code") == -32001:
-                d.timeouts.append({"line": record.line, "signature": "error -32001 (request timed out)"})
+                d.add("timeouts", {"line": record.line, "signature": "error -32001 (request timed out)"})
         if record.answer == "after-cancel" and record.is_response:
-            d.late_responses.append({"line": record.line, "method": method, "id": record.id})
+            d.add("late_responses", {"line": record.line, "method": method, "id": record.id})
         if session.modern and kind is Kind.REQUEST and len(d.modern_requests) < MAX_MODERN_REQUESTS:
-            d.modern_requests.append({"line": record.line, "method": method, "id": record.id, "outcome": "pending"})
+            item = {"line": record.line, "method": method, "id": record.id, "outcome": "pending"}
+            d.modern_requests.append(item)
+            self._modern.setdefault(key, {})[record.line] = item
         elif session.modern and record.is_response and record.request is not None:
-            for item in reversed(d.modern_requests):
-                if item["line"] == record.request.line:
-                    item["outcome"] = "error " + self._error_text(record) if kind is Kind.ERROR else "answered"
-                    break
+            item = self._modern.get(key, {}).get(record.request.line)
+            if item is not None:
+                item["outcome"] = "error " + self._error_text(record) if kind is Kind.ERROR else "answered"
 
     @staticmethod
     def _error_text(record: Record) -> str:
@@ -242,6 +287,17 @@ class DiagnoseCollector(Tracker):
     def finish(self, session) -> None:
         d = self.diagnosis(session)
         key = self._key(session)
+        self._judge(session, d, key)
+        for name, count in d.omitted.items():
+            d.notes.append(f"{count} more {name.replace('_', ' ')} not listed")
+        for table in (self._stderr, self._progress, self._last_t, self._modern):
+            table.pop(key, None)
+        self.finished += 1
+        if self.finished > MAX_SESSIONS and (d.healthy or len(self.diagnoses) > MAX_KEPT):
+            del self.diagnoses[key]
+            self.unlisted[d.outcome] += 1
+
+    def _judge(self, session, d: Diagnosis, key: tuple[str, str]) -> None:
         d.era = session.era
         d.version = session.version or (f"{session.requested_version} requested" if session.requested_version else None)
         d.stderr_tail = list(self._stderr.get(key, ()))
@@ -265,7 +321,7 @@ class DiagnoseCollector(Tracker):
         skipped = [label for stage, label in STAGES[:STAGES.index((d.last_stage, dict(STAGES)[d.last_stage]))]
                    if stage not in d.stages] if d.last_stage else []
         for label in skipped:
-            d.notes.append(f"'{label}' never happened although later stages did")
+            d.add("notes", f"'{label}' never happened although later stages did")
         init = d.stages.get("initialize_sent")
         if d.last_stage == "initialize_sent" and init is not None and any(
                 int(line.split(":", 1)[0]) > init for line in d.stderr_tail):
@@ -282,8 +338,8 @@ class DiagnoseCollector(Tracker):
             d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
                 "Make sure every request is answered (an error is an answer) and that the waiting side times "
                 "out and sends notifications/cancelled.")
-        unfinished = [entry for entry in session.requests[Direction.C2S].values()
-                      if entry.record.method == "tools/call" and entry.response is None]
+        unfinished = [entry for entry in session.pending[Direction.C2S].values()
+                      if entry.record.method == "tools/call"]
         progressing = [e for e in unfinished if self._progress.get(key, {}).get(e.record.line)]
         if d.last_stage in ("tool_called", "tool_returned") and progressing:
             entry = progressing[-1]

@@ -36,10 +36,19 @@ def track(items: Iterable[T], handle: IO[bytes], label: str, stream: IO[str] | N
             now = time.monotonic()
             if now - last >= INTERVAL:
                 last = now
-                done = handle.tell()
-                stream.write(f"\r{label}  {done * 100 // max(total, 1):3d}%  "
-                             f"{done / 1e6:.1f}/{total / 1e6:.1f} MB  {count:,} records")
-                stream.flush()
+                draw(label, handle.tell(), total, f"  {count:,} records", stream)
         yield item
+    clear(stream)
+
+
+def draw(label: str, done: int, total: int, note: str = "", stream: IO[str] | None = None) -> None:
+    """Redraw ``label  42%  120.3/286.1 MB`` (and ``note``) in place."""
+    stream = stream or sys.stderr
+    stream.write(f"\r{label}  {done * 100 // max(total, 1):3d}%  {done / 1e6:.1f}/{total / 1e6:.1f} MB{note}")
+    stream.flush()
+
+
+def clear(stream: IO[str] | None = None) -> None:
+    stream = stream or sys.stderr
     stream.write("\r" + " " * 79 + "\r")
     stream.flush()

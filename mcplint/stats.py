@@ -3,11 +3,16 @@
 Counts messages per method and direction, latency percentiles per method (from capture
 timestamps), JSON-RPC errors by code, the tool ``isError`` rate (failures that monitors counting
 only JSON-RPC errors never see), unanswered and cancelled requests, and findings per severity.
+
+Memory stays bounded: latencies are a reservoir sample per method, and beyond ``MAX_SESSIONS``
+finished sessions the figures of further ones are folded into one aggregate that counts in the
+overall figures only.
 """
 
 from __future__ import annotations
 
 import random
+from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,11 +22,13 @@ from mcplint.rules._base import Tracker
 
 #: Latency samples kept per method; beyond this a reservoir sample stands in for the rest.
 MAX_SAMPLES = 50_000
+#: Sessions whose figures are kept (and shown) one by one; later ones count in the overall only.
+MAX_SESSIONS = 200
 
 
 @dataclass
 class Latencies:
-    samples: list[float] = field(default_factory=list)
+    samples: array = field(default_factory=lambda: array("d"))  # seconds
     seen: int = 0
     maximum: float = 0.0
 
@@ -67,6 +74,9 @@ class StatsCollector(Tracker):
     def __init__(self) -> None:
         self.sessions: dict[tuple[str, str], Figures] = {}
         self.rng = random.Random(0)
+        self.finished = 0
+        self.folded = 0  # sessions beyond MAX_SESSIONS, counted in ``others`` only
+        self.others = Figures()
 
     def figures(self, session) -> Figures:
         key = (session.path, session.label)
@@ -104,17 +114,28 @@ class StatsCollector(Tracker):
                 figures.tool_is_error += 1
 
     def finish(self, session) -> None:
-        """Count the requests still open when the session ended (call before release)."""
+        """Count the requests still open when the session ended (call before release); fold the
+        session into ``others`` once ``MAX_SESSIONS`` sessions are kept."""
         figures = self.figures(session)
         for entry in session.pending_requests():
             if entry.cancel is None:
                 figures.unanswered[entry.record.method or "?"] += 1
+        self.finished += 1
+        if self.finished > MAX_SESSIONS:
+            fold(self.others, self.sessions.pop((session.path, session.label)), self.rng)
+            self.folded += 1
 
     def add_findings(self, findings: list[Finding]) -> None:
         for finding in findings:
             figures = self.sessions.get((finding.path, finding.session or ""))
+            if figures is None and finding.session and self.folded:
+                figures = self.others  # a session folded into the aggregate
             if figures is not None:
                 figures.findings[finding.severity.value] += 1
+
+    def all_figures(self) -> list[Figures]:
+        """Every session's figures, the folded ones as one aggregate (for the overall figures)."""
+        return list(self.sessions.values()) + ([self.others] if self.folded else [])
 
 
 def fmt_seconds(value: float | None) -> str:
@@ -143,21 +164,26 @@ def merged(figures: list[Figures]) -> Figures:
     total = Figures()
     rng = random.Random(0)
     for part in figures:
-        total.messages.update(part.messages)
-        total.error_codes.update(part.error_codes)
-        total.unanswered.update(part.unanswered)
-        total.findings.update(part.findings)
-        total.other_lines.update(part.other_lines)
-        total.tool_calls += part.tool_calls
-        total.tool_is_error += part.tool_is_error
-        total.cancelled += part.cancelled
-        for method, lat in part.latency.items():
-            target = total.latency[method]
-            for value in lat.samples:
-                target.add(value, rng)
-            target.seen += lat.seen - len(lat.samples)
-            target.maximum = max(target.maximum, lat.maximum)
+        fold(total, part, rng)
     return total
+
+
+def fold(total: Figures, part: Figures, rng: random.Random) -> None:
+    """Add ``part``'s figures to ``total`` (latencies: a reservoir sample of both)."""
+    total.messages.update(part.messages)
+    total.error_codes.update(part.error_codes)
+    total.unanswered.update(part.unanswered)
+    total.findings.update(part.findings)
+    total.other_lines.update(part.other_lines)
+    total.tool_calls += part.tool_calls
+    total.tool_is_error += part.tool_is_error
+    total.cancelled += part.cancelled
+    for method, lat in part.latency.items():
+        target = total.latency[method]
+        for value in lat.samples:
+            target.add(value, rng)
+        target.seen += lat.seen - len(lat.samples)
+        target.maximum = max(target.maximum, lat.maximum)
 
 
 def as_dict(figures: Figures) -> dict[str, Any]:

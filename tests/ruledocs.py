@@ -3,7 +3,8 @@
 Examples are ```transcript blocks, or ```har blocks for HTTP rules: a HAR document (one entry
 per few lines) run through the HAR reader, annotated like transcripts at the end of the entry's
 first line, with ``# init <version> [session=<id>] [C=<caps>] [S=<caps>]`` for the Streamable
-HTTP handshake (see ``tests/harbuilder.py``).
+HTTP handshake (see ``tests/harbuilder.py``). Options of the page's rule may follow the fence's
+language, as ``key=value`` pairs (```transcript max-pending=2): the example runs with them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mcplint.readers import read_transcript, iter_lines
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
-_FENCE = re.compile(r"^```(transcript|har)[^\n]*\n(.*?)^```", re.S | re.M)
+_FENCE = re.compile(r"^```(transcript|har)([^\n]*)\n(.*?)^```", re.S | re.M)
 _EXPECT = re.compile(r"\s{2,}#\s*(error|warning|info):\s*\[([A-Za-z0-9_, -]*)\]\s*$")
 _SECTION = re.compile(r"^## (.+?)\s*$", re.M)
 
@@ -32,6 +33,7 @@ class Example:
     # (line, code) -> severity
     expected: dict[tuple[int, str], str] = field(default_factory=dict)
     kind: str = "transcript"  # or "har"
+    options: dict[str, str] = field(default_factory=dict)  # options of the page's rule (hyphenated names)
 
     @property
     def codes(self) -> set[str]:
@@ -57,7 +59,8 @@ def parse_page(path: Path) -> Page:
     examples = []
     for name in ("Example", "Use instead"):
         for block in _FENCE.finditer(sections.get(name, "")):
-            example = Example(name, block.group(2), kind=block.group(1))
+            options = dict(pair.split("=", 1) for pair in block.group(2).split())
+            example = Example(name, block.group(3), kind=block.group(1), options=options)
             for number, line in enumerate(example.text.splitlines(), 1):
                 expect = _EXPECT.search(line)
                 if expect:

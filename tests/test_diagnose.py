@@ -92,3 +92,42 @@ def test_markdown_redacts_personal_data():
     markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown",
                                          "samples/stalled-initialize.mcplog"]).output
     assert "/Users/sam/" not in markdown and "/Users/user-" in markdown
+
+
+def test_healthy_sessions_beyond_the_limit_are_counted_not_kept(monkeypatch, tmp_path):
+    import mcplint.diagnose
+
+    monkeypatch.setattr(mcplint.diagnose, "MAX_SESSIONS", 1)
+    healthy = open("samples/stdout-banner.mcplog").read().splitlines()
+    healthy = [line for line in healthy if '"raw":"{' in line]  # without the banner
+    stalled = open("samples/stalled-initialize.mcplog").read()
+    path = tmp_path / "many.mcplog"
+    path.write_text("\n".join(healthy * 3) + "\n" + stalled)
+    result = CliRunner().invoke(main, ["diagnose", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output.count(" — session ") == 2  # the first session, and the stalled one
+    assert "2 more session(s) not listed: 2 with nothing to report" in result.output
+
+
+def test_lists_are_capped_with_a_count(monkeypatch):
+    import mcplint.diagnose
+
+    monkeypatch.setattr(mcplint.diagnose, "MAX_ITEMS", 1)
+    d = mcplint.diagnose.Diagnosis("p", "1")
+    for line in (1, 2, 3):
+        d.add("timeouts", {"line": line, "signature": "x"})
+    assert d.timeouts == [{"line": 1, "signature": "x"}] and d.omitted["timeouts"] == 2 and not d.healthy
+
+
+def test_sessions_with_problems_beyond_the_cap_are_counted_too(monkeypatch, tmp_path):
+    import mcplint.diagnose
+
+    monkeypatch.setattr(mcplint.diagnose, "MAX_SESSIONS", 1)
+    monkeypatch.setattr(mcplint.diagnose, "MAX_KEPT", 1)
+    healthy = [line for line in open("samples/stdout-banner.mcplog").read().splitlines() if '"raw":"{' in line]
+    path = tmp_path / "many.mcplog"
+    path.write_text("\n".join(healthy * 3) + "\n" + open("samples/stalled-initialize.mcplog").read())
+    result = CliRunner().invoke(main, ["diagnose", str(path)])
+    assert result.output.count(" — session ") == 1
+    assert "3 more session(s) not listed: 2 with nothing to report, 1 stopped after 'initialize sent'" \
+        in result.output

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from mcplint.engine import Engine
-from mcplint.rules import load
+from mcplint.rules import all_rules, load
+from mcplint.settings import configure
 from tests.ruledocs import RULES_DIR, parse_page, run_example
 
 REGISTRY = load()
@@ -56,7 +57,11 @@ def _examples():
 
 @pytest.mark.parametrize("code,example", list(_examples()))
 def test_rule_examples(code, example):
-    findings = run_example(example, ENGINE)
+    engine = ENGINE
+    if example.options:  # the example runs with options of the page's rule
+        options = REGISTRY[code].Options.model_validate(example.options).model_dump()
+        engine = Engine(configure(all_rules(), {code: options}))
+    findings = run_example(example, engine)
     watched = example.codes | {code}
     got = {(f.line, f.code): f.severity.value for f in findings if f.code in watched}
     if example.section == "Use instead":

@@ -48,3 +48,19 @@ def test_stats_table():
     assert result.exit_code == 0
     assert "tools/call" in result.output and "isError: 1/1" in result.output
     assert "unanswered requests: tools/call×1" in result.output
+
+
+def test_sessions_beyond_the_limit_count_in_the_overall_only(monkeypatch):
+    import mcplint.stats
+
+    monkeypatch.setattr(mcplint.stats, "MAX_SESSIONS", 2)
+    result = CliRunner().invoke(main, ["stats", "--output-format", "json", "-"], input=TEXT * 4)
+    document = orjson.loads(result.output)
+    assert len(document["sessions"]) == 2 and document["sessions_not_shown"] == 2
+    calls = next(r for r in document["overall"]["methods"] if r["method"] == "tools/call")
+    assert calls["c2s"] == 12 and calls["s2c"] == 8
+    assert document["overall"]["unanswered"] == {"tools/call": 4}
+    single = orjson.loads(CliRunner().invoke(main, ["stats", "--output-format", "json", "-"], input=TEXT).output)
+    assert sum(document["overall"]["findings"].values()) == 4 * sum(single["overall"]["findings"].values()) > 0
+    table = CliRunner().invoke(main, ["stats", "-"], input=TEXT * 4).output
+    assert "(2 more session(s) count in the overall figures only)" in table

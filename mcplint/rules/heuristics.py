@@ -119,7 +119,12 @@ class _Reissue(Rule):
         if retry.gap is not None and retry.gap >= self.min_wait:
             yield self.describe(retry, "it was still unanswered")
         else:  # decided at the end: was the earlier request ever answered?
-            state.setdefault("retries", Bounded(10_000))[record.line] = retry
+            retries = state.setdefault("retries", Bounded(10_000))
+            if len(retries) >= state.get("prune_at", 64):  # forget those whose earlier request was settled
+                for line in [line for line, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
+                    del retries[line]
+                state["prune_at"] = max(64, 2 * len(retries))
+            retries[record.line] = retry
 
     def finish(self, session):
         for retry in session.state_for(self).get("retries", {}).values():
@@ -398,8 +403,8 @@ class RetryStorm(Rule):
     def _failed(request: Record, session: Session, strict: bool) -> bool:
         """The attempt did not succeed: still open (or, with timestamps, answered with an error)."""
         entry = session.find_request(request.direction, request.id)
-        if entry is None or entry.record is not request:
-            return False
+        if entry is None or (entry.record is not request and entry.record.line != request.line):
+            return False  # (a compact entry stands in for its request with the same line)
         if entry.response is None:
             return True
         return not strict and entry.response.kind is Kind.ERROR

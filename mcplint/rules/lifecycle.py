@@ -24,7 +24,7 @@ _NEGOTIATION = "basic/lifecycle §Version Negotiation"
 _INITIALIZE = frozenset({"initialize"})
 _INITIALIZED = "notifications/initialized"
 _HANDSHAKE_DONE = (Phase.INITIALIZED, Phase.OPERATING)
-#: file_state key: the unkeyed session in which, so far, only the server spoke (LC002)
+#: file_state key (with the ordinal): an unkeyed session in which, so far, only the server spoke (LC002)
 _SERVER_FIRST = "lc002-server-only-session"
 #: file_state key: server name -> {version: result record} of initialize answers that echoed (LC011)
 _ECHOED = "lc011-echoed-versions"
@@ -128,17 +128,16 @@ class ServerSpeaksBeforeInitialize(Rule):
                 state.setdefault("first", record)
                 if record.is_response:
                     state["answers"] = True  # it answers a request the capture missed: truncated
-                if not session.explicit_key:
-                    session.file_state[_SERVER_FIRST] = session
+                if not session.explicit_key:  # keyed by ordinal: only the next session looks it up
+                    session.file_state[(_SERVER_FIRST, session.ordinal)] = session
             return
         if not _is_client_initialize(record) or session.first_message.get(C2S) is not record:
             return
         early = session
         if "first" not in session.state_for(self) and not session.explicit_key:
             # the analyzer opened a new session for this initialize: look at the one before
-            previous = session.file_state.get(_SERVER_FIRST)
-            if previous is not None and previous.ordinal == session.ordinal - 1 \
-                    and C2S not in previous.first_message:
+            previous = session.file_state.get((_SERVER_FIRST, session.ordinal - 1))
+            if previous is not None and C2S not in previous.first_message:
                 early = previous
         state = early.state_for(self)
         first = state.get("first")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Phase
+from mcplint.analyzer import Bounded, Phase
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN  # the redaction engine will supersede these
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import (
@@ -79,7 +79,7 @@ def is_log(record: Record) -> bool:
 class LoggingFacts:
     level: str | None = None  # the minimum level the server acknowledged
     level_request: Record | None = None
-    pending: dict = field(default_factory=dict)  # id_key -> level of setLevel requests not yet answered
+    pending: Bounded = field(default_factory=lambda: Bounded(1_000))  # id_key -> level of setLevel requests not yet answered
 
 
 @tracker

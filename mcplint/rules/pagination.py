@@ -82,10 +82,9 @@ class PaginationTracker(Tracker):
         if issued is None:
             issued = self.of(session).issued[key] = Bounded(_KEPT)
         issued[result["nextCursor"]] = record
-        files = session.file_state.setdefault(_FILE_KEY, {})
-        if key not in files:
-            files[key] = Bounded(_KEPT)
-        files[key][result["nextCursor"]] = session.label
+        # setdefault, not "in": storing asks nothing about other sessions (see mcplint.parallel)
+        files = session.file_state.setdefault(_FILE_KEY, {}).setdefault(key, Bounded(_KEPT))
+        files[result["nextCursor"]] = session.label
 
 
 def cursor_origin(record: Record, session) -> str | None:

@@ -110,7 +110,8 @@ class ProgressUnknownToken(ProgressRule):
             return
         key = id_key(ref.token)
         sender, peer = record.direction.sender, ref.requester.sender
-        partial = session.midstream or session.finished_tokens[ref.requester].evicted > 0
+        partial = (session.midstream or session.finished_tokens[ref.requester].evicted > 0
+                   or session.tokens[ref.requester].evicted > 0)
         own = session.tokens[record.direction].get(key) or session.finished_tokens[record.direction].get(key)
         if own is not None:
             yield self.report(

@@ -35,9 +35,13 @@ _SUB_GATE = protocol.GATES[_SUBSCRIBE]
 
 
 # -- tracker ---------------------------------------------------------------------------------
+#: Subscribed URIs kept per session; beyond this the oldest are forgotten (IO012 says so).
+MAX_SUBSCRIPTIONS = 10_000
+
+
 @dataclass(slots=True)
 class ResourceFacts:
-    subscribed: dict = field(default_factory=dict)  # uri -> "pending" | "active"
+    subscribed: Bounded = field(default_factory=lambda: Bounded(MAX_SUBSCRIPTIONS))  # uri -> "pending" | "active"
     unsubscribed: Bounded = field(default_factory=lambda: Bounded(10_000))  # uri -> unsubscribe result
 
 
@@ -56,6 +60,8 @@ class ResourceTracker(Tracker):
             if record.method == _SUBSCRIBE and isinstance(uri, str) and facts.subscribed.get(uri) != "active":
                 facts.subscribed[uri] = "pending"
                 facts.unsubscribed.pop(uri, None)
+                if facts.subscribed.evicted:
+                    session.limit_reached("subscriptions")
             return
         if record.request is None or record.answer not in ("ok", "after-cancel"):
             return
@@ -156,7 +162,7 @@ class UpdatedWithoutSubscription(Rule):
         if gone is not None:
             yield self.report(record, f"Update for {shown(uri, 80)} after the client unsubscribed from it",
                               related=[(gone, "unsubscribe confirmed")], level="should (schema)")
-        else:
+        elif not facts.subscribed.evicted:  # else it may be a subscription forgotten (IO012)
             yield self.report(record, f"Update for {shown(uri, 80)}, which the client never subscribed to "
                                       "(nor to a resource containing it)", level="should (schema)")
 

@@ -79,7 +79,7 @@ def call_result(record) -> dict | None:
 # -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
 _js: dict[str, Any] = {}
 _CACHE: dict[tuple, tuple] = {}
-_CACHE_LIMIT = 4096
+_CACHE_LIMIT = 512  # entries; each pins a schema and its validator (sessions of a long capture add new ones)
 
 
 def _jsonschema() -> dict[str, Any]:

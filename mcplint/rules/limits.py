@@ -1,0 +1,84 @@
+"""mcplint's own limits (IO012): a session so long that a table mcplint keeps for it forgot entries.
+
+mcplint streams: per session it remembers the requests it saw (most of them compact), the open
+ones, live progress tokens and the last tool list, each up to a cap (``analyzer.Limits``), so that
+memory does not grow with the capture. When a table first forgets an entry the analyzer notes the
+record (``Session.limits_hit``); this rule reports it once per session and table, saying which
+checks see less from there on. The caps are this rule's options.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from mcplint.analyzer import MAX_ANSWERED, MAX_PENDING, MAX_TOOLS, Limits
+from mcplint.model import Severity
+from mcplint.rules._base import Rule, RuleOptions, rule
+from mcplint.rules.resources import MAX_SUBSCRIPTIONS
+
+_SIDE = {"c2s": "client", "s2c": "server"}
+
+#: table -> (what reached its limit, the limit's option or value, what checks miss from there on)
+_TABLES = {
+    "answered": (
+        "the {side} sent more than {limit} requests in this session",
+        "max_answered",
+        "the oldest are forgotten, so reuse of their ids (JR006), a late duplicate or mistyped response "
+        "to them (JR012, JR013, which then reads as JR011) and their cancellation (CN001, CN002) go "
+        "unreported"),
+    "pending": (
+        "more than {limit} requests of the {side} were open at once",
+        "max_pending",
+        "the oldest open ones are forgotten: they are not reported as unanswered (HX001, HX005) and "
+        "a late response to one is matched by id only, not judged against its request"),
+    "tokens": (
+        "more than {limit} progress tokens of the {side}'s requests were live at once",
+        "max_pending",
+        "progress for the oldest is reported as for an unknown token (PR003, at low confidence)"),
+    "undirected": (
+        "more than {limit} requests of unknown direction were kept",
+        "max_pending",
+        "responses to the oldest are no longer matched to them"),
+    "tools": (
+        "tools/list listed more than {limit} tools",
+        "max_tools",
+        "only the first are kept, and checks against the tool list (HX007, TL006-TL011, TK002, TK003) "
+        "treat it as incomplete"),
+    "subscriptions": (
+        "the client subscribed to more than {limit} resources",
+        MAX_SUBSCRIPTIONS,
+        "the oldest subscriptions are forgotten, so updates for resources never subscribed to are no "
+        "longer reported (RS002)"),
+}
+
+
+@rule
+class TrackingLimitReached(Rule):
+    """Checks for sessions so long that a table mcplint keeps per session reached its limit."""
+
+    code, name = "IO012", "tracking-limit-reached"
+    severity, level, spec = Severity.INFO, "info", "basic §Requests"
+    party = "capture"
+    hint = "Raise the limit (max-answered, max-pending, max-tools) if the machine has the memory, or " \
+           "split the capture."
+    max_answered: int = MAX_ANSWERED
+    max_pending: int = MAX_PENDING
+    max_tools: int = MAX_TOOLS
+
+    class Options(RuleOptions):
+        max_answered: int = Field(MAX_ANSWERED, ge=1)  # requests remembered per side of a session
+        max_pending: int = Field(MAX_PENDING, ge=1)  # open requests (and live progress tokens) per side
+        max_tools: int = Field(MAX_TOOLS, ge=1)  # tools kept of one tools/list traversal
+
+    def table_limits(self) -> Limits:
+        """The table caps this rule's options set (the engine hands them to the analyzer)."""
+        return Limits(self.max_answered, self.max_pending, self.max_tools)
+
+    def finish(self, session):
+        hits = sorted(session.limits_hit.items(), key=lambda item: item[1].line)
+        for name, record in hits:
+            table, _, side = name.partition(":")
+            what, option, missed = _TABLES[table]
+            limit = getattr(self, option) if isinstance(option, str) else option
+            yield self.report(record, f"Tracking limit reached: {what.format(side=_SIDE.get(side), limit=limit)}; "
+                                      f"from here on {missed}")

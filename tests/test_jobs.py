@@ -1,0 +1,361 @@
+"""``--jobs``: files and the sessions of one large file in several processes, exactly as one.
+
+The size thresholds are lowered so that small files are cut into many parts; every test
+compares ``--jobs 2`` with ``--jobs 1`` and checks, by running the parts in this process, that
+the file really was cut (and, where the input asks for it, that a part was renumbered or the
+file went back to one process).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from mcplint import parallel
+from mcplint.analyzer import Analyzer
+from mcplint.api import LintOptions, lint_paths
+from mcplint.cli import main
+from mcplint.fingerprint import fingerprints
+from mcplint.model import Finding
+from mcplint.report import REPORTERS
+from mcplint.rules import all_rules
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+RULES = SAMPLES.parent / "rules"
+TRANSCRIPT = re.compile(r"^```transcript[^\n]*\n(.*?)^```", re.S | re.M)  # an example on a rule page
+V = "2025-06-18"
+
+
+@pytest.fixture(autouse=True)
+def small_parts(monkeypatch):
+    monkeypatch.setattr(parallel, "SPLIT_BYTES", 1)
+    monkeypatch.setattr(parallel, "MIN_PART_BYTES", 1)
+    monkeypatch.setattr(parallel, "PARTS_PER_JOB", 8)
+
+
+# -- inputs ------------------------------------------------------------------------------------
+def handshake(base: int, version: str = V, answered: str | None = None, server: str = "srv") -> list[dict]:
+    return [
+        {"jsonrpc": "2.0", "id": base, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": base, "result": {
+            "protocolVersion": answered or version, "capabilities": {"tools": {}},
+            "serverInfo": {"name": server, "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+
+
+def session(base: int, calls: int = 3, **kw) -> list[dict]:
+    out = handshake(base, **kw)
+    for i in range(base + 1, base + 1 + calls):
+        out.append({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"text": f"call {i}"}}})
+        out.append({"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": f"{i}"}]}})
+    return out
+
+
+def jsonl(messages: list) -> bytes:
+    return b"".join((m if isinstance(m, bytes) else orjson.dumps(m)) + b"\n" for m in messages)
+
+
+def capture(messages: list[dict]) -> bytes:
+    lines = []
+    for n, message in enumerate(messages):
+        c2s = "method" in message and (message.get("method") in ("initialize", "tools/call", "ping")
+                                       or message["method"].startswith("notifications/initialized"))
+        lines.append({"ts": f"2026-01-01T00:00:{n % 60:02d}.{n:06d}Z", "dir": "c2s" if c2s else "s2c",
+                      "raw": orjson.dumps(message).decode()})
+    return jsonl(lines)
+
+
+def many_sessions(count: int = 12) -> list[dict]:
+    out: list[dict] = []
+    for s in range(count):
+        out += session(s * 100, calls=2 + s % 3)
+        if s % 4 == 1:  # a fault now and then
+            out.append({"jsonrpc": "2.0", "id": s * 100 + 1, "result": {}})  # duplicate response
+        if s % 5 == 2:
+            out.append({"jsonrpc": "2.0", "id": s * 100 + 50, "method": "tools/call"})  # never answered
+    return out
+
+
+# -- comparing ----------------------------------------------------------------------------------
+def view(result):
+    findings, summary = result
+    return ([f.to_dict() for f in findings], fingerprints(findings), summary.files, summary.records,
+            {p: [(s.label, s.version, s.era, s.records) for s in ss] for p, ss in summary.sessions.items()},
+            summary.formats, summary.crashes, summary.skipped)
+
+
+def same(paths: list[str], options: LintOptions | None = None):
+    one = lint_paths(paths, None, options, jobs=1)
+    two = lint_paths(paths, None, options, jobs=2)
+    assert view(two) == view(one)
+    return one
+
+
+def in_parts(path: Path, options: LintOptions | None = None):
+    """Plan and lint the parts here: (parts, results, parts renumbered, why one process)."""
+    options = options or LintOptions()
+    parts = parallel.plan(str(path), options, 2)
+    assert parts and len(parts) > 1, "the file was not cut"
+    codes = [r.code for r in all_rules()]
+    results = [parallel.lint_part(p, codes, options) for p in parts]
+    fixed, redo = parallel.renumbered(parts, results)
+    if redo:
+        results = [parallel.lint_part(p, codes, options) if i in redo else r
+                   for i, (p, r) in enumerate(zip(fixed, results))]
+        assert parallel.renumbered(fixed, results)[1] == []
+    return fixed, results, redo, parallel.trouble(results)
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+# -- cut files give the same run ------------------------------------------------------------------
+def test_generated_sessions_are_cut_and_give_the_same_findings(tmp_path):
+    path = write(tmp_path, "many.jsonl", jsonl(many_sessions()))
+    parts, results, redo, why = in_parts(path)
+    assert len(parts) >= 8 and redo == [] and why is None
+    findings, summary = same([str(path)])
+    assert findings and len(summary.sessions[str(path)]) == 12
+    assert [r.line for r in findings] == sorted(r.line for r in findings)
+
+
+def test_canonical_capture_is_cut(tmp_path):
+    path = write(tmp_path, "many.mcplog", capture(many_sessions()))
+    parts, _, redo, why = in_parts(path)
+    assert parts[0].fmt == "capture" and redo == [] and why is None
+    same([str(path)])
+
+
+def test_trailing_partial_session(tmp_path):
+    tail = handshake(9000)[:1] + [{"jsonrpc": "2.0", "id": 9001, "method": "tools/list"}]
+    data = jsonl(many_sessions(6) + tail) + b'{"jsonrpc":"2.0","id":9001,"res'  # cut off mid-line
+    path = write(tmp_path, "partial.jsonl", data)
+    _, results, _, why = in_parts(path)
+    assert why is None and results[-1].findings
+    findings, _ = same([str(path)])
+    assert any(f.line == data.count(b"\n") + 1 for f in findings)
+
+
+def test_a_file_without_a_second_session_is_not_cut(tmp_path):
+    path = write(tmp_path, "one.jsonl", jsonl(session(0, calls=40)))
+    assert parallel.plan(str(path), LintOptions(), 2) is None
+    same([str(path)])
+
+
+def test_stateless_traffic_has_no_cut(tmp_path):
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/list", "params": {"_meta": meta}} for i in range(30)]
+    path = write(tmp_path, "modern.jsonl", jsonl(calls))
+    assert parallel.plan(str(path), LintOptions(), 2) is None
+    same([str(path)])
+
+
+def test_concatenated_samples(tmp_path):
+    """Every canonical capture sample, one after another: many sessions, many faults,
+    2026-07-28 sessions opened without initialize (numbered by a second pass)."""
+    data = b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in sorted(SAMPLES.glob("*.mcplog")))
+    path = write(tmp_path, "all.mcplog", data)
+    assert len(in_parts(path)[0]) > 8
+    findings, _ = same([str(path)])
+    assert len(findings) > 20
+
+
+def rule_examples(skip: tuple[str, ...] = ()) -> bytes:
+    return "".join(block for page in sorted(RULES.glob("*.md")) if not page.name.startswith(skip)
+                   for block in TRANSCRIPT.findall(page.read_text())
+                   if not any(word in block for word in skip)).encode()
+
+
+def test_concatenated_rule_examples(tmp_path):
+    """Every transcript example of every rule page, one after another: a finding of nearly
+    every rule, session starts written as ``# init`` and as initialize lines."""
+    path = write(tmp_path, "examples.transcript", rule_examples())
+    parts, _, _, why = in_parts(path)
+    assert len(parts) > 8 and parts[0].fmt == "transcript" and why  # pages share facts on purpose
+    findings, _ = same([str(path)])
+    assert len({f.code for f in findings}) > 150
+
+
+def test_rule_examples_cut_at_nearly_every_session(tmp_path, monkeypatch):
+    """The examples of rules that keep no facts across sessions, cut at (nearly) every session
+    start: merged without a second pass, as one process finds them."""
+    monkeypatch.setattr(parallel, "PARTS_PER_JOB", 1000)
+    # pages and examples about cross-session facts (echoed versions, cursors and tasks from other
+    # sessions, tool lists of stateless sessions)
+    shared = ("LC011", "PA0", "TL017", "TK0", "2026-07-28", '"protocolVersion":"1.0.0"')
+    path = write(tmp_path, "independent.transcript", rule_examples(shared))
+    parts, results, redo, why = in_parts(path)
+    assert len(parts) > 200 and redo == [] and why is None
+    findings, _ = same([str(path)])
+    merged = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    assert [f.to_dict() for f in merged] == [f.to_dict() for f in findings]
+    assert len({f.code for f in findings}) > 120
+
+
+def test_reporters_write_the_same_bytes(tmp_path):
+    path = write(tmp_path, "many.mcplog", capture(many_sessions()))
+    runner = CliRunner()
+    for fmt in sorted(REPORTERS):
+        one = runner.invoke(main, ["check", str(path), "--output-format", fmt])
+        two = runner.invoke(main, ["check", str(path), "--output-format", fmt, "--jobs", "2"])
+        assert (two.exit_code, two.output) == (one.exit_code, one.output), fmt
+        assert one.exit_code == 1
+    one = runner.invoke(main, ["check", str(path), "--statistics"])
+    assert runner.invoke(main, ["check", str(path), "--statistics", "-j", "0"]).output == one.output
+
+
+def test_files_and_parts_together(tmp_path):
+    write(tmp_path, "big.jsonl", jsonl(many_sessions()))
+    write(tmp_path, "b.mcplog", (SAMPLES / "reused-ids.jsonl").read_bytes())
+    write(tmp_path, "notes.log", b"no capture here\n")  # skipped with a note, as with one process
+    for sample in ("stdout-banner.mcplog", "clean-transcript-2025-06-18.transcript", "pretty-printed.jsonl"):
+        write(tmp_path, sample, (SAMPLES / sample).read_bytes())
+    _, summary = same([str(tmp_path)])
+    assert summary.files == 5 and summary.skipped
+    assert in_parts(tmp_path / "big.jsonl")[3] is None
+
+
+def test_stdin_is_read_in_one_process():
+    data = jsonl(many_sessions(4)).decode()
+    runner = CliRunner()
+    one = runner.invoke(main, ["check", "-", "--output-format", "json"], input=data)
+    two = runner.invoke(main, ["check", "-", "--output-format", "json", "-j", "2"], input=data)
+    assert (two.exit_code, two.output) == (one.exit_code, one.output) and one.exit_code == 1
+
+
+def test_formats_that_are_not_line_by_line_are_not_cut():
+    for name in ("clean-streamable-http-json-2025-06-18.har", "vscode-mcp-output-weather.log", "mcpspy-weather.jsonl"):
+        assert parallel.plan(str(SAMPLES / name), LintOptions(), 2) is None, name
+
+
+# -- when parts depend on each other -----------------------------------------------------------------
+def test_facts_shared_across_parts_send_the_file_back_to_one_process(tmp_path):
+    """LC011: the server echoed 2025-06-18 in the first session, refuses it in the last one and
+    the finding names the line of the first; only one process knows that line."""
+    messages = many_sessions(8) + session(5000, answered="2025-03-26")
+    path = write(tmp_path, "echo.jsonl", jsonl(messages))
+    _, _, _, why = in_parts(path)
+    assert why == "sessions share facts across parts"
+    findings, _ = same([str(path)])
+    assert any(f.code == "LC011" and "although it accepted" in f.message for f in findings)
+
+
+def test_a_fact_each_session_keeps_for_itself_does_not(tmp_path):
+    messages = []
+    for s in range(8):
+        messages += session(s * 100, answered="2025-03-26")  # never echoed: nothing shared
+    path = write(tmp_path, "noecho.jsonl", jsonl(messages))
+    assert in_parts(path)[3] is None
+    findings, _ = same([str(path)])
+    assert sum(f.code == "LC011" for f in findings) == 8
+
+
+def test_server_first_file_start_does_not_tie_the_parts(tmp_path):
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "up"}}
+    path = write(tmp_path, "server-first.jsonl", jsonl([note] + many_sessions()))
+    assert in_parts(path)[3] is None
+    findings, _ = same([str(path)])
+    assert any(f.code == "LC002" for f in findings)
+
+
+def test_sessions_opened_without_initialize_are_renumbered(tmp_path):
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    messages = []
+    for s in range(8):
+        messages += session(s * 100)
+        messages.append({"jsonrpc": "2.0", "id": s * 100 + 99, "method": "tools/list", "params": {"_meta": meta}})
+    path = write(tmp_path, "mixed.jsonl", jsonl(messages))
+    parts, _, redo, why = in_parts(path)
+    assert redo and why is None
+    _, summary = same([str(path)])
+    assert [s.label for s in summary.sessions[str(path)]] == [str(n) for n in range(1, 17)]
+
+
+def test_a_guessed_first_session_number_is_checked(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "PREFIX_PROBE_BYTES", 0)  # guess instead of reading the prefix
+    path = write(tmp_path, "banner.jsonl", b"starting server\n" + jsonl(many_sessions()))
+    _, _, redo, why = in_parts(path)
+    assert redo and why is None
+    same([str(path)])
+
+
+def test_server_requests_seen_before_a_part_are_carried_into_it(tmp_path):
+    messages = many_sessions(6)
+    messages[5:5] = [{"jsonrpc": "2.0", "id": "r1", "method": "roots/list"},
+                     {"jsonrpc": "2.0", "id": "r1", "result": {"roots": []}}]
+    messages.append({"jsonrpc": "2.0", "id": 4242, "result": {}})  # answers nothing: direction unknown
+    path = write(tmp_path, "roots.jsonl", jsonl(messages))
+    parts, results, redo, why = in_parts(path)
+    assert redo == [len(parts) - 1] and parts[-1].server_requests and why is None
+    same([str(path)])
+
+
+def test_a_message_spread_over_the_cut_sends_the_file_back(tmp_path):
+    head = jsonl(many_sessions(4))
+    init = jsonl(handshake(7000)[:1])
+    # the initialize line completes an earlier line's JSON: one process reads it as a continuation
+    data = head + b'{"jsonrpc":"2.0","id":399,"result":\n' + init + b"}\n" + jsonl(many_sessions(4)[3:])
+    path = write(tmp_path, "spread.jsonl", data)
+    assert "runs across" in in_parts(path)[3]
+    same([str(path)])
+
+
+def test_named_sessions_send_the_file_back(tmp_path):
+    lines = [orjson.loads(line) for line in capture(many_sessions()).splitlines()]
+    for line in lines[60:]:
+        line["session"] = "s1"
+    path = write(tmp_path, "named.mcplog", jsonl(lines))
+    assert in_parts(path)[3] == "the capture names its sessions"
+    same([str(path)])
+
+
+# -- the recording of shared facts -----------------------------------------------------------------------
+def test_tracked_file_state_logs_paths():
+    log = parallel.StateLog()
+    state = parallel.TrackedDict(log)
+    state.setdefault("echo", {}).setdefault("srv", {}).setdefault("v1", "line 3")
+    assert "other" not in state.setdefault("ids", set())
+    state["last"] = {"a": 1}
+    assert log.writes == {("echo", "srv", "v1"), ("last",)}
+    assert log.shape_writes == {("echo",), ("echo", "srv"), ("ids",)}
+    assert log.reads == {("ids", "other")}
+    later = parallel.StateLog()
+    later.phase = "body"
+    table = parallel.TrackedDict(later).setdefault("echo", {}).setdefault("srv", {})
+    table.setdefault("v1", "line 9")  # keeps the first: a write only
+    assert table.get("v2") is None
+    assert not parallel.depends_on_earlier([log, later])
+    table.get("v1")  # what an earlier session stored
+    assert parallel.depends_on_earlier([log, later])
+
+
+def test_the_next_parts_first_record_is_judged_before_the_last_session_finishes():
+    """One process judges the initialize that opens a part before it finishes the session that
+    ended the part before: a finish that reads what that record writes depends on it."""
+    def logs(phase: str) -> list:
+        before, after = parallel.StateLog(), parallel.StateLog()
+        before.phase = "final"
+        assert parallel.TrackedDict(before).get("seen") is None
+        after.phase = phase
+        parallel.TrackedDict(after)["seen"] = True
+        return [before, after]
+    assert parallel.depends_on_earlier(logs("first"))
+    assert not parallel.depends_on_earlier(logs("body"))
+
+
+def test_parts_know_every_fact_the_analyzer_keeps_per_file():
+    """Parts carry the session number, ``server_requests_seen`` and ``file_state`` across cuts; a
+    new fact of the whole file needs the same (mcplint.parallel), or --jobs would differ."""
+    per_file = {"path", "protocol_version", "limits", "sessions", "current", "closed", "ordinal",
+                "server_requests_seen", "file_state"}
+    assert set(vars(Analyzer("x"))) == per_file
