@@ -336,6 +336,11 @@ def _modern_version(record: Record) -> str | None:
     return version if isinstance(version, str) else None
 
 
+#: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
+_ONLY_SENDER = {method: next(iter(spec.senders)) for method, spec in protocol.METHODS.items()
+                if len(spec.senders) == 1}
+
+
 class Analyzer:
     """Routes records to sessions and keeps each session's facts for one input file."""
 
@@ -392,9 +397,9 @@ class Analyzer:
         """Infer who sent a record that the capture did not mark (plain JSON Lines)."""
         kind = record.kind
         if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
-            senders = protocol.method_senders(record.method)
-            if len(senders) == 1:
-                return next(iter(senders))
+            only = _ONLY_SENDER.get(record.method)
+            if only is not None:
+                return only
             if session is None:
                 return None
             params = record.params if isinstance(record.params, dict) else {}

@@ -135,7 +135,7 @@ def _child(path: str, line: int, data: bytes | str, value: Any, parent: Record) 
 
 def _stamp(record: Record, frame: Frame, flags: frozenset[str]) -> Record:
     """Copy what the reader knows (direction, time, session) onto a record and its children."""
-    for target in (record, *record.children):
+    for target in (record, *record.children) if record.children else (record,):
         target.direction = frame.direction
         target.direction_observed = frame.observed
         target.ts = frame.ts
