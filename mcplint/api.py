@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -110,6 +111,26 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
                 raise
             summary.skipped.append(name)
             return [], summary
+
+
+#: ``check`` without ``--jobs`` starts a process pool from this much input on (below it, the
+#: pool's start-up costs more than it saves).
+AUTO_JOBS_BYTES = 8 << 20
+
+
+def input_bytes(paths: Sequence[str]) -> int:
+    """Total size of the files ``paths`` name (directories expanded; stdin counts as 0)."""
+    try:
+        names = expand_paths(paths)
+    except InputError:
+        return 0  # lint_paths reports it
+    total = 0
+    for name in names:
+        try:
+            total += os.path.getsize(name[1:] if name.startswith("?") else name) if name != "-" else 0
+        except OSError:
+            pass
+    return total
 
 
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,

@@ -9,7 +9,7 @@ import click
 import orjson
 
 from mcplint import __version__, baseline, protocol
-from mcplint.api import InputError, LintOptions, exceeds, lint_paths
+from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, exceeds, input_bytes, lint_paths
 from mcplint.docs import read_page
 from mcplint.model import Severity
 from mcplint.readers import FORMATS
@@ -34,6 +34,13 @@ def main() -> None:
     """Lint captured Model Context Protocol (MCP) traffic against the spec."""
 
 
+def _jobs(jobs: int | None, paths) -> int:
+    """Processes for ``check``: as asked, or by the inputs' size (small runs start no pool)."""
+    if jobs is None:
+        return (os.cpu_count() or 1) if input_bytes(paths) >= AUTO_JOBS_BYTES else 1
+    return jobs or os.cpu_count() or 1
+
+
 @main.command()
 @click.argument("paths", nargs=-1, metavar="[PATH|-]...")
 @click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
@@ -56,8 +63,9 @@ def main() -> None:
 @click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
               help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
 @click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Lint files, and the sessions of large files, in this many processes (0: one per CPU).")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=None,
+              help="Lint files, and the sessions of large files, in this many processes (0: one per CPU; "
+                   "default: one per CPU when the inputs hold 8 MB or more, else 1).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings in FILE (then exit 0).")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
@@ -84,7 +92,7 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
     extra_reports = [_report_spec(spec) for spec in reports]
     options = LintOptions(input_format, settings.protocol_version, stdin_filename, settings.rule_options)
     try:
-        findings, summary = lint_paths(list(paths), settings.rules, options, jobs=jobs or os.cpu_count() or 1)
+        findings, summary = lint_paths(list(paths), settings.rules, options, jobs=_jobs(jobs, paths))
     except InputError as exc:
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)
