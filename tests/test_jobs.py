@@ -359,3 +359,18 @@ def test_parts_know_every_fact_the_analyzer_keeps_per_file():
     per_file = {"path", "protocol_version", "limits", "sessions", "current", "closed", "ordinal",
                 "server_requests_seen", "file_state"}
     assert set(vars(Analyzer("x"))) == per_file
+
+
+def test_check_uses_every_cpu_by_default_only_for_large_inputs(tmp_path, monkeypatch):
+    from mcplint import cli
+    from mcplint.api import AUTO_JOBS_BYTES
+
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: 4)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"jsonrpc":"2.0","method":"ping","id":1}\n')
+    large = tmp_path / "large.jsonl"
+    large.write_bytes(small.read_bytes() * (AUTO_JOBS_BYTES // len(small.read_bytes()) + 1))
+    assert cli._jobs(None, [str(small)]) == 1
+    assert cli._jobs(None, [str(tmp_path)]) == 4  # a directory counts what it holds
+    assert cli._jobs(None, ["-"]) == 1
+    assert cli._jobs(3, [str(small)]) == 3 and cli._jobs(0, [str(small)]) == 4
