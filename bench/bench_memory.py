@@ -16,15 +16,13 @@ input keeps it near 1.0. Runs of ``check`` on the largest size go last.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_check import DATA, generate  # noqa: E402
+from bench_check import DATA, generate, run_mcplint  # noqa: E402
 
 COMMANDS = {
     "check": ["check", "--output-format", "concise", "--exit-zero", "--isolated"],
@@ -46,15 +44,7 @@ def capture(size_mb: int, shape: str, payload_kb: float) -> Path:
 
 def measure(command: str, path: Path) -> tuple[float, float, int]:
     """(peak RSS in MB, seconds, lines of output) of one mcplint run as a child process."""
-    start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "mcplint", *COMMANDS[command], str(path)],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    lines = sum(1 for _ in child.stdout)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"mcplint {command} {path} exited {child.returncode}")
-    return usage.ru_maxrss / 1024, time.perf_counter() - start, lines
+    return run_mcplint(COMMANDS[command], path)
 
 
 def main() -> None:
