@@ -17,6 +17,7 @@ V2025_11_25 = "2025-11-25"
 V2026_07_28 = "2026-07-28"
 
 VERSIONS: tuple[str, ...] = (V2024_11_05, V2025_03_26, V2025_06_18, V2025_11_25, V2026_07_28)
+_RANK = {version: rank for rank, version in enumerate(VERSIONS)}
 LEGACY: frozenset[str] = frozenset(VERSIONS[:4])  # initialize handshake
 MODERN: frozenset[str] = frozenset(VERSIONS[4:])  # stateless, per-request _meta
 ALL: frozenset[str] = frozenset(VERSIONS)
@@ -40,7 +41,8 @@ def legacy_since(version: str) -> frozenset[str]:
 
 def at_least(version: str | None, floor: str) -> bool:
     """True when a known ``version`` is ``floor`` or newer; unknown versions are not."""
-    return version in VERSIONS and VERSIONS.index(version) >= VERSIONS.index(floor)
+    rank = _RANK.get(version)  # type: ignore[arg-type]
+    return rank is not None and rank >= _RANK[floor]
 
 
 def nearest_known(version: str | None, modern: bool | None = None) -> str | None:

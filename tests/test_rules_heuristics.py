@@ -336,3 +336,18 @@ def _substring_reference(data: bytes) -> bool:
 def test_secret_prefilter_matches_the_substring_tests(text):
     data = text.encode()
     assert heuristics.might_hold_secret(data) == _substring_reference(data)
+
+
+_OVERLAPPING = st.sampled_from(["progresstokens", "maxtokenstoken", "xoxox", "bearerer", "sk-sk-", "://://",
+                                "passwdpwd", "apikeyapi_key", "eyjeyj", "hf_hf_", "tokenprogresstoken"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_PIECES, _OVERLAPPING, st.integers(1, 300).map(lambda n: "x" * n)), max_size=16)
+       .map("".join))
+def test_long_lines_find_every_literal_the_overlapping_pass_finds(text):
+    lowered = text.encode().lower()
+    everything = sorted(i for i, _, _ in heuristics._SCANNER.find_matches_as_indexes(lowered, overlapping=True))
+    assert sorted(i for i, _, _ in heuristics.literals_in(lowered)) == everything
+    padded = ("y" * heuristics._SHORT + text).encode()  # the two-pass path, whatever the length
+    assert heuristics.might_hold_secret(padded) == _substring_reference(padded)

@@ -86,6 +86,22 @@ def test_secret_scan_kinds_and_masked_values():
         2, "an Authorization credential")
 
 
+def test_short_strings_skip_the_token_pattern_only_when_it_cannot_match():
+    import re._constants as sre
+    import re._parser as sre_parse
+
+    from mcplint.excerpt import _TOKEN
+    from mcplint.rules.logging import _TOKEN_MIN
+
+    (op, (_, branches)), = sre_parse.parse(_TOKEN.pattern, _TOKEN.flags).data
+    assert op is sre.BRANCH
+    # every alternative but the URL password (which needs an "@") is at least _TOKEN_MIN long
+    widths = [b.getwidth()[0] for b in branches if b.data[0][0] is not sre.ASSERT]
+    assert min(widths) == _TOKEN_MIN and len(widths) == len(branches) - 1
+    assert secrets_in("xoxb-" + "a" * 10)[0][:2] == (2, "a Slack token")
+    assert secrets_in("http://a:b@c")[0][:2] == (2, "a password in a URL")
+
+
 def test_secret_finding_never_prints_the_value():
     text = INIT + log("info", '"key sk-abcdefghijklmnopqrstuvwxyz123456"')
     finding = next(f for f in run_transcript(text) if f.code == "LG006")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -231,3 +234,99 @@ def test_one_adapter_per_method_and_revision():
     first = surface().adapter("request", "tools/call", "2025-06-18")
     assert first is surface().adapter("request", "tools/call", "2025-06-18")
     assert surface().adapter("request", "tasks/get", "2025-11-25") is None
+
+
+# -- the quick first pass --------------------------------------------------------------------------
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+_BLOCKS = [{"type": "text", "text": "hi"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+           {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+           {"type": "resource_link", "uri": "file:///a", "name": "a"},
+           {"type": "resource", "resource": {"uri": "file:///a", "text": "hi"}},
+           {"type": "resource", "resource": {"uri": "file:///a", "blob": "aGk="}}]
+_HAND = [
+    ("result", "tools/call", {"content": _BLOCKS, "isError": False, "structuredContent": {"a": 1}}),
+    ("result", "prompts/get", {"messages": [{"role": "user", "content": b} for b in _BLOCKS[:3]]}),
+    ("result", "resources/read", {"contents": [{"uri": "file:///a", "text": "x", "mimeType": "text/plain"}]}),
+    ("notification", "notifications/progress", {"progressToken": "p", "progress": 1, "total": 2, "message": "m"}),
+    ("notification", "notifications/message", {"level": "info", "logger": "l", "data": {"a": [1]}}),
+    ("request", "tools/call", {"name": "t", "arguments": {"a": 1}, "_meta": {"progressToken": 1}}),
+    ("request", "sampling/createMessage", {"messages": [{"role": "user", "content": _BLOCKS[0]}], "maxTokens": 5}),
+]
+
+
+def _sample_values() -> list[tuple[tuple, object]]:
+    """(adapter entry, value) of every params/result the schema rules validated in the samples."""
+    from mcplint.engine import Engine
+    from mcplint.rules import schema
+
+    seen, original = [], schema.validate
+
+    def spy(entry, value, base):
+        seen.append((entry, value))
+        return original(entry, value, base)
+
+    schema.validate = spy
+    try:
+        for path in sorted(SAMPLES.iterdir()):
+            if path.suffix in (".mcplog", ".jsonl", ".log", ".json", ".har", ".transcript"):
+                list(Engine().lint_stream(io.BytesIO(path.read_bytes()), path.name))
+    finally:
+        schema.validate = original
+    return seen
+
+
+def _corpus() -> list[tuple[tuple, object]]:
+    hand = [(surface().adapter(kind, method, version), value) for kind, method, value in _HAND
+            for version in ("2025-06-18", "2025-11-25")]
+    return hand + _sample_values()
+
+
+def _accepts(validator, value) -> bool:
+    try:
+        validator.validate_python(value, strict=True, by_name=False)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def test_quick_pass_accepts_ordinary_messages():
+    corpus = _corpus()
+    assert len(corpus) > 100
+    for entry, value in corpus:
+        assert entry[3] is not None
+        assert _accepts(entry[3], value) == _accepts(entry[0], value), value
+
+
+_JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
+                  st.sampled_from(["", "text", "image", "resource", "user", "aGk="]), st.just({}), st.just([]),
+                  st.just({"type": "text"}), st.just({"type": "text", "text": 1}))
+
+
+def _mutate(value, data, depth=0):
+    """``value`` with one member or element replaced, removed or added somewhere inside."""
+    if isinstance(value, dict) and value and depth < 6 and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {**value, key: _mutate(value[key], data, depth + 1)}
+    if isinstance(value, list) and value and depth < 6 and data.draw(st.booleans()):
+        index = data.draw(st.integers(0, len(value) - 1))
+        return value[:index] + [_mutate(value[index], data, depth + 1)] + value[index + 1:]
+    if isinstance(value, dict) and value and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(value)))
+        return {k: v for k, v in value.items() if k != key}
+    if isinstance(value, dict) and data.draw(st.booleans()):
+        return {**value, data.draw(st.sampled_from(["type", "text", "_meta", "mimeType", "extra"])): data.draw(_JUNK)}
+    return data.draw(_JUNK)
+
+
+_CORPUS: list = []
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_quick_pass_never_accepts_what_the_wire_type_refuses(data):
+    if not _CORPUS:
+        _CORPUS.extend(_corpus())
+    entry, value = data.draw(st.sampled_from(_CORPUS))
+    mutated = _mutate(value, data)
+    if _accepts(entry[3], mutated):
+        assert _accepts(entry[0], mutated), mutated

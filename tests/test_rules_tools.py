@@ -398,3 +398,19 @@ def test_x_mcp_header_without_type_is_a_warning_and_legacy_ignores_it():
     tool = {"name": "q", "inputSchema": {"type": "object", "properties": {"a": {"enum": ["x"], "x-mcp-header": "A"}}}}
     assert family(modern_list(1, [tool])) == [(2, "TL018", "warning", "high")]
     assert family(listing("2025-11-25", [tool])) == []
+
+
+def test_equal_schemas_share_their_compiled_validator():
+    from mcplint.rules import tools
+
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}}
+    same = orjson.loads(orjson.dumps(schema))  # the next session lists the same tool
+    reordered = {"properties": schema["properties"], "type": "object"}
+    first = tools._cached("validator", schema, "2025-06-18", tools._validator)
+    assert first is not None
+    assert tools._cached("validator", same, "2025-06-18", tools._validator) is first
+    assert tools._cached("validator", reordered, "2025-06-18", tools._validator) is not first
+    assert tools._cached("validator", same, "2025-11-25", tools._validator) is not first  # 2020-12
+    assert tools.instance_errors(same, {"x": 1}, "2025-06-18") == [(("x",), "1 is not of type 'string'")]
+    assert tools.meta_errors({"type": "nope"}, "2025-06-18")
+    assert tools.instance_errors({"type": "nope"}, 1, None) is None

@@ -102,13 +102,13 @@ def error_code(record: Record) -> Any:
 # -- CAP001-CAP003: using an undeclared capability ----------------------------------------
 def _use_check(rule_: Rule, record: Record, session, direction: Direction, what: str):
     if record.direction is not direction:
-        return
+        return ()
     gate = gate_for(record.method, record)
     if gate is None:
-        return
+        return ()
     caps = known_caps(session, gate.side)
     if caps is None or protocol.gate_open(gate, caps):
-        return
+        return ()
     severity, level, confidence = negotiation_level(record.revision,
                                                     always_must=gate.path == ("logging",)
                                                     and record.kind is Kind.NOTIFICATION)
@@ -117,7 +117,7 @@ def _use_check(rule_: Rule, record: Record, session, direction: Direction, what:
                 f"{'it' if gate.side == record.direction.sender else 'the ' + gate.side} "
                 f"{missing_text(gate, caps)}",
         severity=severity, confidence=confidence, related=caps_source(session, gate.side), level=level)
-    yield finding
+    return [finding]
 
 
 @rule
@@ -132,7 +132,7 @@ class ClientRequestWithoutServerCapability(Rule):
     hint = "Only call methods of capabilities the server declared in its initialize result."
 
     def check(self, record, session):
-        yield from _use_check(self, record, session, Direction.C2S, "request")
+        return _use_check(self, record, session, Direction.C2S, "request")
 
 
 @rule
@@ -147,7 +147,7 @@ class ServerRequestWithoutClientCapability(Rule):
     hint = "Send sampling/roots/elicitation requests only to clients that declared the capability."
 
     def check(self, record, session):
-        yield from _use_check(self, record, session, Direction.S2C, "request")
+        return _use_check(self, record, session, Direction.S2C, "request")
 
 
 @rule
@@ -164,27 +164,27 @@ class NotificationWithoutCapability(Rule):
     def check(self, record, session):
         gate = protocol.GATES[record.method]
         side = Direction.S2C if gate.side == "server" else Direction.C2S
-        yield from _use_check(self, record, session, side, "notification")
+        return _use_check(self, record, session, side, "notification")
 
 
 # -- CAP004/CAP005: serving an undeclared capability --------------------------------------
 def _served_check(rule_: Rule, record: Record, session, side: str):
     request = record.request
     if request is None or record.answer not in _ANSWERED or record.direction is None:
-        return
+        return ()
     if record.direction.sender != side:
-        return
+        return ()
     gate = gate_for(request.method, record)
     caps = known_caps(session, side) if gate is not None and gate.side == side else None
     if caps is None or protocol.gate_open(gate, caps):
-        return
+        return ()
     flag_only = gate.flag is not None and protocol.gate_open(protocol.Gate(gate.side, gate.path), caps)
     finding = rule_.report(
         record, f"{side.capitalize()} answered {request.method!r} with success although it "
                 f"{missing_text(gate, caps)}",
         severity=Severity.WARNING if flag_only else None,
         related=[(request, "request")], level="derived" if flag_only else None)
-    yield finding
+    return [finding]
 
 
 @rule
@@ -200,7 +200,7 @@ class FeatureServedUndeclared(Rule):
     hint = "Declare every capability the server supports in the initialize result."
 
     def check(self, record, session):
-        yield from _served_check(self, record, session, "server")
+        return _served_check(self, record, session, "server")
 
 
 @rule
@@ -216,7 +216,7 @@ class ClientFeatureServedUndeclared(Rule):
     hint = "Declare roots/sampling/elicitation in the initialize request if the client supports them."
 
     def check(self, record, session):
-        yield from _served_check(self, record, session, "client")
+        return _served_check(self, record, session, "client")
 
 
 # -- CAP006: capability shape ---------------------------------------------------------------

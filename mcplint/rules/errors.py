@@ -66,16 +66,16 @@ class UnknownToolMustBeProtocolError(Rule):
 
     def check(self, record, session):
         if record.direction is not Direction.S2C:
-            return
+            return ()
         name = tool_name(record.request)
         if listed(session, name) is not False:
-            return
+            return ()
         result = result_of(record)
         how = "an isError result" if isinstance(result, dict) and result.get("isError") is True \
             else "a success result"
-        yield self.report(record, f"Call of tool {name!r}, which is not in the current tool list, "
-                                  f"was answered with {how} instead of a JSON-RPC error",
-                          related=[(record.request, "request")])
+        return [self.report(record, f"Call of tool {name!r}, which is not in the current tool list, "
+                                    f"was answered with {how} instead of a JSON-RPC error",
+                            related=[(record.request, "request")])]
 
 
 @rule

@@ -36,6 +36,7 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
+from mcplint.rules._memo import per_record
 from mcplint.rules.subscriptions import Subscriptions, asks_for
 from mcplint.rules.unanswered import LONG_LIVED, label
 
@@ -43,27 +44,30 @@ _TIMEOUTS = "basic/lifecycle §Timeouts"
 
 
 # -- shared helpers ------------------------------------------------------------------------------
-_last_key: list = [None, None]  # (record, key) of the last call_key() computed
-
-
+@per_record  # several rules ask
 def call_key(record: Record) -> tuple[str | None, int]:
     """What makes two requests "the same call": method and params without ``_meta``.
 
     ``_meta`` is left out because it carries per-request values (progress tokens, identity).
-    Computed once per record (several rules ask).
     """
-    if _last_key[0] is record:
-        return _last_key[1]
     params = record.params
     if isinstance(params, dict) and "_meta" in params:
-        params = {k: v for k, v in params.items() if k != "_meta"}
+        params = params.copy()
+        del params["_meta"]
     try:
         body = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         body = repr(params).encode()
-    key = (record.method, hash(body))
-    _last_key[0], _last_key[1] = record, key
-    return key
+    return (record.method, hash(body))
+
+
+def table(session: Session, rule_: Rule, name: str) -> Bounded:
+    """The rule's per-session table ``name`` (made on first use, bounded to 10 000 entries)."""
+    state = session.state_for(rule_)
+    found = state.get(name)
+    if found is None:
+        found = state[name] = Bounded(10_000)
+    return found
 
 
 def seconds(earlier: Record | None, later: Record | None) -> float | None:
@@ -104,27 +108,28 @@ class _Reissue(Rule):
 
     def check(self, record, session):
         if record.direction is not Direction.C2S or record.method in self.exempt or not record.has_id:
-            return
-        state = session.state_for(self)
-        latest = state.setdefault("latest", Bounded(10_000))
+            return ()
+        latest = table(session, self, "latest")
         key = call_key(record)
         earlier: Record | None = latest.get(key)
         latest[key] = record
         if earlier is None or earlier.parent is not None:
-            return  # batch elements left unanswered are JR018/JR019's story
+            return ()  # batch elements left unanswered are JR018/JR019's story
         entry = session.find_request(Direction.C2S, earlier.id)
         if entry is None or entry.record is not earlier or not entry.pending or entry.cancel is not None:
-            return
+            return ()
         retry = Retry(entry, record, seconds(earlier, record))
         if retry.gap is not None and retry.gap >= self.min_wait:
-            yield self.describe(retry, "it was still unanswered")
-        else:  # decided at the end: was the earlier request ever answered?
-            retries = state.setdefault("retries", Bounded(10_000))
-            if len(retries) >= state.get("prune_at", 64):  # forget those whose earlier request was settled
-                for line in [line for line, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
-                    del retries[line]
-                state["prune_at"] = max(64, 2 * len(retries))
-            retries[record.line] = retry
+            return [self.describe(retry, "it was still unanswered")]
+        # decided at the end: was the earlier request ever answered?
+        state = session.state_for(self)
+        retries = table(session, self, "retries")
+        if len(retries) >= state.get("prune_at", 64):  # forget those whose earlier request was settled
+            for line in [line for line, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
+                del retries[line]
+            state["prune_at"] = max(64, 2 * len(retries))
+        retries[record.line] = retry
+        return ()
 
     def finish(self, session):
         for retry in session.state_for(self).get("retries", {}).values():
@@ -169,16 +174,16 @@ class SlowResponse(Rule):
     def check(self, record, session):
         request = record.request
         if request is None or request.method in self.exempt or record.direction is None:
-            return
+            return ()
         took = seconds(request, record)
         limit = self.thresholds.get(request.method, self.threshold)
         if took is None or took <= limit:
-            return
+            return ()
         entry = session.find_request(record.direction.other, record.id)
         if entry is not None and entry.last_progress_record is not None:
-            return  # the receiver reported progress while it worked
-        yield self.report(record, f"{label(request)} was answered after {duration(took)} "
-                                  f"(threshold {limit:g} s)", related=[(request, "request")])
+            return ()  # the receiver reported progress while it worked
+        return [self.report(record, f"{label(request)} was answered after {duration(took)} "
+                                    f"(threshold {limit:g} s)", related=[(request, "request")])]
 
 
 # -- HX004 timeout-without-cancel -----------------------------------------------------------------
@@ -244,12 +249,12 @@ class CallUnlistedTool(Rule):
     def check(self, record, session):
         name = params_of(record).get("name")
         catalog = session.tools
-        if record.direction is not Direction.C2S or not isinstance(name, str) or not catalog.current:
-            return
-        if name not in catalog.names:
-            known = ", ".join(sorted(catalog.names)[:5]) or "none"
-            yield self.report(record, f"Tool {name!r} is not in the server's latest tools/list "
-                                      f"(listed: {known}{', …' if len(catalog.names) > 5 else ''})")
+        if record.direction is not Direction.C2S or not isinstance(name, str) or not catalog.current \
+                or name in catalog.names:
+            return ()
+        known = ", ".join(sorted(catalog.names)[:5]) or "none"
+        return [self.report(record, f"Tool {name!r} is not in the server's latest tools/list "
+                                    f"(listed: {known}{', …' if len(catalog.names) > 5 else ''})")]
 
 
 # -- HX008 list-change-without-notification -------------------------------------------------------
@@ -383,31 +388,33 @@ class RetryStorm(Rule):
 
     def check(self, record, session):
         if record.direction is None or not record.has_id or record.method in self.exempt:
-            return
-        chains = session.state_for(self).setdefault("chains", Bounded(10_000))
+            return ()
+        chains = table(session, self, "chains")
         key = (record.direction, call_key(record))
         chain: list[Record] = chains.get(key) or []
         timed = record.t is not None and all(r.t is not None for r in chain)
-        if timed:
-            chain = [r for r in chain if record.t - r.t <= self.window]
-        chain = [r for r in chain if self._failed(r, session, strict=not timed)]
+        chain = [r for r in chain if (not timed or record.t - r.t <= self.window)
+                 and self._failed(r, session, strict=not timed)]
         chain.append(record)
         chains[key] = chain
-        if len(chain) == self.count:
-            within = (f" within {duration(record.t - chain[0].t)}, the earlier ones failed or unanswered"
-                      if timed else " while the earlier ones were all still unanswered")
-            yield self.report(record, f"{label(record)} is the {self.count}th identical {record.method} "
-                                      f"in a row{within}", related=[(chain[0], "first attempt")])
+        if len(chain) != self.count:
+            return ()
+        within = (f" within {duration(record.t - chain[0].t)}, the earlier ones failed or unanswered"
+                  if timed else " while the earlier ones were all still unanswered")
+        return [self.report(record, f"{label(record)} is the {self.count}th identical {record.method} "
+                                    f"in a row{within}", related=[(chain[0], "first attempt")])]
 
     @staticmethod
     def _failed(request: Record, session: Session, strict: bool) -> bool:
         """The attempt did not succeed: still open (or, with timestamps, answered with an error)."""
         entry = session.find_request(request.direction, request.id)
-        if entry is None or (entry.record is not request and entry.record.line != request.line):
-            return False  # (a compact entry stands in for its request with the same line)
-        if entry.response is None:
-            return True
-        return not strict and entry.response.kind is Kind.ERROR
+        if entry is None:
+            return False
+        attempt = entry.record  # (a compact entry stands in for its request with the same line)
+        if attempt is not request and attempt.line != request.line:
+            return False
+        response = entry.response
+        return response is None or (not strict and response.kind is Kind.ERROR)
 
 
 # -- HX010 capture-truncated ----------------------------------------------------------------------
@@ -456,29 +463,47 @@ _MAX_NODES = 20_000  # JSON nodes of one message walked at most
 _KEY_FRAGMENTS = (b"authoriz", b"cookie", b"apikey", b"api_key", b"api-key", b"passw", b"pwd", b"secret",
                   b"bearer", b"private", b"credential", b"access_key", b"accesskey")
 _HARMLESS_TOKENS = (b"progresstoken", b"maxtokens")
-#: One pass over the lowered line finds every literal the prefilter asks about (Aho-Corasick,
-#: several hundred MB/s: the line may carry KBs of tool output).
+#: Every literal the prefilter asks about, found in the lowered line by Aho-Corasick: a
+#: leftmost-longest pass (SIMD-accelerated, a few GB/s: the line may carry KBs of tool output)
+#: finds where literals start, and an overlapping pass around each of those finds the literals
+#: the first pass stepped over (an occurrence it skips always starts inside one it reports).
 _LITERALS = (*_KEY_FRAGMENTS, b"token", *_HARMLESS_TOKENS,
              *dict.fromkeys(probe.lower().encode() for probe in _TOKEN_PROBES + _AUTH_PROBES), b"sk-", b"://")
 _FIRST_TOKEN = len(_KEY_FRAGMENTS)
 _FIRST_PROBE = _FIRST_TOKEN + 1 + len(_HARMLESS_TOKENS)
+_LONGEST = max(map(len, _LITERALS))
+_SHORT = 256  # bytes below which the overlapping pass alone is quicker
+_LEFTMOST = ahocorasick_rs.BytesAhoCorasick(_LITERALS, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST)
 _SCANNER = ahocorasick_rs.BytesAhoCorasick(_LITERALS, implementation=ahocorasick_rs.Implementation.DFA)
+
+
+def literals_in(lowered: bytes) -> list[tuple[int, int, int]]:
+    """``(index in _LITERALS, start, end)`` of every occurrence of a literal in ``lowered``
+    (overlapping ones too; positions of the long-line pass are relative to its window)."""
+    if len(lowered) < _SHORT:
+        return _SCANNER.find_matches_as_indexes(lowered, overlapping=True)
+    found = []
+    for _, start, end in _LEFTMOST.find_matches_as_indexes(lowered):
+        around = _SCANNER.find_matches_as_indexes(lowered[start:end + _LONGEST - 1], overlapping=True)
+        found += [match for match in around if match[1] < end - start]  # the others: a later match's
+    return found
 
 
 def might_hold_secret(data: bytes | str) -> bool:
     """Cheap test on the raw line: a credential-like member name or a token-shaped literal."""
     raw = data[:_MAX_SCAN] if isinstance(data, bytes) else data[:_MAX_SCAN].encode("utf-8", "replace")
-    found = _SCANNER.find_matches_as_indexes(raw.lower(), overlapping=True)
-    if not found:
-        return False
-    hits = {index for index, _, _ in found}
-    if min(hits) < _FIRST_TOKEN:
-        return True
-    tokens = sum(1 for index, _, _ in found if index == _FIRST_TOKEN)
-    if tokens > sum(1 for index, _, _ in found if _FIRST_TOKEN < index < _FIRST_PROBE):
-        return True
+    tokens, probe = 0, False  # "token" matches not inside a harmless name; a probe matched
+    for index, _, _ in literals_in(raw.lower()):
+        if index < _FIRST_TOKEN:
+            return True
+        if index == _FIRST_TOKEN:
+            tokens += 1
+        elif index < _FIRST_PROBE:
+            tokens -= 1
+        else:
+            probe = True
     # a probe matched in lower case: the exact, case-sensitive test decides
-    return max(hits) >= _FIRST_PROBE and has_token_probe(raw.decode("utf-8", "replace"))
+    return tokens > 0 or (probe and has_token_probe(raw.decode("utf-8", "replace")))
 
 
 def has_token_probe(text: str) -> bool:
@@ -589,12 +614,15 @@ class SecretsInTraffic(Rule):
     hint = ("Keep credentials out of MCP messages: configure them in the server's environment, and "
             "redact captures (mcplint redact) before sharing them.")
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return kind is not Kind.NOTIFICATION or method != "notifications/message"  # log data: LG006
+
     def check(self, record, session):
         msg = record.msg
-        if record.method == "notifications/message" or not isinstance(msg, dict):
-            return  # log data: LG006
-        if not might_hold_secret(record.data):
-            return
+        if record.method == "notifications/message" or not isinstance(msg, dict) \
+                or not might_hold_secret(record.data):
+            return ()  # log data: LG006
         tokens = has_token_probe(record.text)
         hits: list[tuple[str, str, int]] = []
         budget = [_MAX_NODES]
@@ -602,16 +630,17 @@ class SecretsInTraffic(Rule):
             if member in msg:
                 secret_hits(msg[member], member, hits, tokens, budget)
         if not hits:
-            return
-        seen = session.state_for(self).setdefault("seen", Bounded(10_000))
+            return ()
+        seen = table(session, self, "seen")
         fresh = [(path, kind) for path, kind, value in hits if value not in seen]
         for _, _, value in hits:
             seen[value] = True
-        if fresh:
-            shown = "; ".join(f"{kind} at {path}" for path, kind in fresh[:3])
-            more = f" (and {len(fresh) - 3} more)" if len(fresh) > 3 else ""
-            yield self.report(record, f"Message carries what looks like a credential: {shown}{more} "
-                                      "(each value is reported once per session)")
+        if not fresh:
+            return ()
+        shown = "; ".join(f"{kind} at {path}" for path, kind in fresh[:3])
+        more = f" (and {len(fresh) - 3} more)" if len(fresh) > 3 else ""
+        return [self.report(record, f"Message carries what looks like a credential: {shown}{more} "
+                                    "(each value is reported once per session)")]
 
 
 # -- HX012 mrtr-loop ------------------------------------------------------------------------------
@@ -642,7 +671,7 @@ class MrtrLoop(Rule):
         except TypeError:
             arguments = repr(params.get("arguments")).encode()
         key = (request.method, fmt_id(target), hash(arguments))
-        loops = session.state_for(self).setdefault("rounds", Bounded(10_000))
+        loops = table(session, self, "rounds")
         result = result_of(record)
         if not isinstance(result, dict) or result.get("resultType") != "input_required":
             loops.pop(key, None)

@@ -133,22 +133,20 @@ class RequestIdReused(Rule):
 
     def check(self, record, session):
         if record.direction is None or record.id is None or type(record.id) not in (int, str):
-            return
+            return ()
         earlier = session.find_request(record.direction, record.id)
-        if earlier is None:
-            return
-        if session.modern and not earlier.pending:
-            return  # 2026-07-28 only forbids ids equal to an outstanding request
+        if earlier is None or (session.modern and not earlier.pending):
+            return ()  # 2026-07-28 only forbids ids equal to an outstanding request
         state = "still unanswered" if earlier.pending else "already used"
         # 2026-07-28: a cancelled request may or may not still count as outstanding
         low = session.modern and earlier.cancel is not None
-        yield self.report(
+        return [self.report(
             record,
             f"{record.direction.sender.capitalize()} reused request id {fmt_id(record.id)} "
             f"({state}{', cancelled' if earlier.cancel else ''}, first sent with {earlier.record.method!r})",
             confidence="low" if low else None,
             related=[(earlier.record, "first request with this id")],
-        )
+        )]
 
 
 @rule

@@ -386,17 +386,20 @@ class ClientContinuesOnUnsupportedVersion(Rule):
 
     def check(self, record, session):
         if not _client_operation(record) or session.phase not in _HANDSHAKE_DONE:
-            return
+            return ()
         state = session.state_for(self)
-        if state.get("reported"):
-            return
+        handshake = (session.init_request, session.init_response)  # the verdict changes with these only
+        if state.get("reported") or state.get("supported") == handshake:
+            return ()
         requested, answered = _versions(session)
         why = _unsupported(requested, answered)
-        if why is not None:
-            state["reported"] = True
-            yield self.report(record, f"Client kept sending requests ({record.method!r}) although the server "
-                                      f"chose protocolVersion {answered!r}, {why}",
-                              related=[(session.init_response, "initialize result")])
+        if why is None:
+            state["supported"] = handshake
+            return ()
+        state["reported"] = True
+        return [self.report(record, f"Client kept sending requests ({record.method!r}) although the server "
+                                    f"chose protocolVersion {answered!r}, {why}",
+                            related=[(session.init_response, "initialize result")])]
 
 
 @rule

@@ -131,20 +131,23 @@ class LogWithoutCapability(Rule):
     hint = 'Declare "logging": {} in the server capabilities, or do not send notifications/message.'
 
     def check(self, record, session):
-        if record.kind is Kind.NOTIFICATION:
-            if not is_log(record):
-                return
-            if session.modern:
-                caps = session.server_caps
-                if isinstance(caps, dict) and not isinstance(caps.get("logging"), dict):
-                    yield self.report(record, "Server sent a log message although its server/discover "
-                                              "result declares no 'logging' capability")
-            elif session.phase in (Phase.NEW, Phase.INITIALIZING):
-                early = session.state_for(self).setdefault("early", [])
-                if len(early) < _EARLY_KEPT:
-                    early.append(record)
-            return
-        # the initialize result: judge the log messages sent before the capabilities were known
+        if record.kind is not Kind.NOTIFICATION:
+            return self._initialize_result(record, session)
+        if not is_log(record):
+            return ()
+        if session.modern:
+            caps = session.server_caps
+            if isinstance(caps, dict) and not isinstance(caps.get("logging"), dict):
+                return [self.report(record, "Server sent a log message although its server/discover "
+                                            "result declares no 'logging' capability")]
+        elif session.phase in (Phase.NEW, Phase.INITIALIZING):
+            early = session.state_for(self).setdefault("early", [])
+            if len(early) < _EARLY_KEPT:
+                early.append(record)
+        return ()
+
+    def _initialize_result(self, record, session):
+        """Judge the log messages sent before the capabilities were known."""
         early = session.state_for(self).pop("early", ())
         result = result_of(record)
         caps = result.get("capabilities") if isinstance(result, dict) else None
@@ -174,13 +177,14 @@ class LogLevelInvalid(Rule):
         return method == SET_LEVEL or revision in protocol.MODERN
 
     def check(self, record, session):
-        if record.kind is Kind.NOTIFICATION:
-            if record.method == MESSAGE and isinstance(record.params, dict):
-                params = record.params
-                problem = level_problem(params.get("level"), "level" in params)
-                if problem:
-                    yield self.report(record, f"Log message level {problem}")
-            return
+        if record.kind is not Kind.NOTIFICATION:
+            return self._request(record)
+        params = record.params
+        problem = level_problem(params.get("level"), "level" in params) \
+            if record.method == MESSAGE and isinstance(params, dict) else None
+        return [self.report(record, f"Log message level {problem}")] if problem else ()
+
+    def _request(self, record):
         if record.method == SET_LEVEL:
             params = params_of(record)
             problem = level_problem(params.get("level"), "level" in params)
@@ -243,14 +247,14 @@ class LogBelowThreshold(Rule):
 
     def check(self, record, session):
         if not is_log(record):
-            return
+            return ()
         level = params_of(record).get("level")
         threshold, source = LoggingTracker.threshold(session)
         if threshold is None or not is_level(level) or RANK[level] >= RANK[threshold]:
-            return
-        yield self.report(record, f"Log message at level {level!r} although the client set the minimum "
-                                  f"level to {threshold!r}", related=[(source, "logging/setLevel")],
-                          level="should (schema)")
+            return ()
+        return [self.report(record, f"Log message at level {level!r} although the client set the minimum "
+                                    f"level to {threshold!r}", related=[(source, "logging/setLevel")],
+                            level="should (schema)")]
 
 
 # -- LG005 -----------------------------------------------------------------------------------
@@ -266,11 +270,12 @@ class LogDataMissing(Rule):
 
     def check(self, record, session):
         if record.params is None and "params" not in record.msg:
-            yield self.report(record, "Log message has no params: level and data are required")
-        elif isinstance(record.params, dict) and "data" not in record.params:
+            return [self.report(record, "Log message has no params: level and data are required")]
+        if isinstance(record.params, dict) and "data" not in record.params:
             others = [k for k in ("message", "msg", "text") if k in record.params]
             extra = f" (the text is in {others[0]!r}, which clients ignore)" if others else ""
-            yield self.report(record, f"Log message has no 'data' member{extra}")
+            return [self.report(record, f"Log message has no 'data' member{extra}")]
+        return ()
 
 
 # -- LG006 -----------------------------------------------------------------------------------
@@ -286,6 +291,9 @@ _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A
 _RESERVED_DOMAINS = re.compile(r"(?i)(^|\.)(example\.(com|net|org)|example|test|invalid|localhost|local)$")
 _MASKED = re.compile(r"^(\*+|x{3,}|X{3,}|\.{3,}|<[^>]*>|\[[^\]]*\]|\$\{[^}]*\}|redacted|hidden|null|none)$", re.IGNORECASE)
 _SCAN_LIMIT = 256 * 1024  # characters of log data scanned per message
+#: The shortest text ``_TOKEN`` matches without an "@" (``xoxb-`` and 10 characters; the URL
+#: password alternative needs the "@"): shorter strings are not searched at all.
+_TOKEN_MIN = 15
 
 
 def token_kind(text: str) -> str:
@@ -311,13 +319,14 @@ def secrets_in(value: Any, path: str = "data", budget: list | None = None) -> li
     if isinstance(value, str):
         budget[0] -= len(value)
         text = value[:_SCAN_LIMIT]
-        match = _TOKEN.search(text)
+        at = "@" in text  # e-mail addresses and URL passwords need one
+        match = _TOKEN.search(text) if at or len(text) >= _TOKEN_MIN else None
         if match:
             found.append((2, token_kind(match.group(0)), path))
-        kv = _KEY_VALUE.search(text)
+        kv = _KEY_VALUE.search(text) if "=" in text or ":" in text else None
         if kv and not _MASKED.match(kv.group(2)) and not match:
             found.append((1, f"a secret ({kv.group(1).lower()}=...)", path))
-        for email in _EMAIL.finditer(text):
+        for email in _EMAIL.finditer(text) if at else ():
             if not _RESERVED_DOMAINS.search(email.group(1)):
                 found.append((0, "an e-mail address (personal data)", path))
                 break
@@ -347,20 +356,20 @@ class LogContainsSecrets(Rule):
 
     def check(self, record, session):
         if not is_log(record):
-            return
+            return ()
         params = params_of(record)
         found = secrets_in(params.get("data"))
         if isinstance(params.get("logger"), str):
             found += secrets_in(params["logger"], "logger")
         if not found:
-            return
+            return ()
         found.sort(key=lambda item: -item[0])
         rank, what, where = found[0]
         more = f" and {plural(len(found) - 1, 'more finding')}" if len(found) > 1 else ""
         severity, confidence = ((Severity.ERROR, "high") if rank == 2 else
                                 (Severity.WARNING, "low") if rank == 1 else (Severity.INFO, "low"))
-        yield self.report(record, f"Log message contains what looks like {what} at {where}{more}",
-                          severity=severity, confidence=confidence)
+        return [self.report(record, f"Log message contains what looks like {what} at {where}{more}",
+                            severity=severity, confidence=confidence)]
 
 
 # -- LG007 -----------------------------------------------------------------------------------

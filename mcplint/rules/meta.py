@@ -12,7 +12,7 @@ prefix with a ``mcp``/``modelcontextprotocol`` label followed by another label
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from mcplint import protocol
@@ -43,24 +43,31 @@ _OFFICIAL = "io.modelcontextprotocol"  # official extensions define further keys
 TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 
 
-def metas(record: Record) -> Iterator[tuple[str, Any]]:
+def meta_of(record: Record) -> tuple[str, Any] | None:
     """``(where, value)`` of the record's ``params._meta`` or ``result._meta``, when present."""
     if record.kind is Kind.RESULT:
         holder, where = result_of(record), "result._meta"
     else:
         holder, where = record.params, "params._meta"
     if isinstance(holder, dict) and "_meta" in holder:
-        yield where, holder["_meta"]
+        return where, holder["_meta"]
+    return None
 
 
-def meta_objects(record: Record) -> Iterator[tuple[str, dict]]:
-    for where, meta in metas(record):
-        if isinstance(meta, dict) and meta:
-            yield where, meta
+def meta_object(record: Record) -> tuple[str, dict] | None:
+    """``(where, value)`` of a present, non-empty ``_meta`` object."""
+    found = meta_of(record)
+    return found if found is not None and isinstance(found[1], dict) and found[1] else None
 
 
 def key_problem(key: str, prefix_required: bool = False) -> str | None:
     """Why ``key`` is not a valid ``_meta`` key (prefix ``label(.label)*/`` + name), or None."""
+    if len(key) <= 128:  # the same few keys come on every message: remember their verdicts
+        return _remembered_key_problem(key, prefix_required)
+    return _key_problem(key, prefix_required)
+
+
+def _key_problem(key: str, prefix_required: bool) -> str | None:
     prefix, slash, name = key.partition("/")
     if not slash:
         if prefix_required:
@@ -73,6 +80,9 @@ def key_problem(key: str, prefix_required: bool = False) -> str | None:
         return (f"has an invalid name {name!r} (it must start and end with a letter or digit, with "
                 "letters, digits, '-', '_' or '.' between)")
     return None
+
+
+_remembered_key_problem = lru_cache(maxsize=4096)(_key_problem)
 
 
 def reserved_prefix(key: str, revision: str | None) -> bool:
@@ -96,9 +106,11 @@ class MetaNotObject(Rule):
     hint = 'Send _meta as an object ({"progressToken": 1}) or leave it out.'
 
     def check(self, record, session):
-        for where, meta in metas(record):
-            if not isinstance(meta, dict):
-                yield self.report(record, f"{where} is {json_type(meta)}, not an object")
+        found = meta_of(record)
+        if found is None or isinstance(found[1], dict):
+            return ()
+        where, meta = found
+        return [self.report(record, f"{where} is {json_type(meta)}, not an object")]
 
 
 @rule
@@ -112,11 +124,15 @@ class MetaKeySyntax(Rule):
     hint = 'Name _meta keys like "com.example/my-key": labels start with a letter, names start and end alphanumeric.'
 
     def check(self, record, session):
-        for where, meta in meta_objects(record):
-            bad = [f"{fmt_id(key)} {problem}" for key in meta if (problem := key_problem(key))]
-            if bad:
-                yield self.report(record, f"Invalid {where} key(s): " + "; ".join(bad),
-                                  confidence="low" if record.revision is None else None)
+        found = meta_object(record)
+        if found is None:
+            return ()
+        where, meta = found
+        bad = [f"{fmt_id(key)} {problem}" for key in meta if (problem := key_problem(key))]
+        if not bad:
+            return ()
+        return [self.report(record, f"Invalid {where} key(s): " + "; ".join(bad),
+                            confidence="low" if record.revision is None else None)]
 
 
 @rule
@@ -131,18 +147,20 @@ class MetaReservedPrefixMisuse(Rule):
 
     def check(self, record, session):
         revision = record.revision
-        if revision is None:
-            return  # the reserved-prefix rule depends on the revision
-        for where, meta in meta_objects(record):
-            bad = [key for key in meta if key not in KNOWN_KEYS and reserved_prefix(key, revision)
-                   and key_problem(key) is None]
-            if bad:
-                official = all(key.partition("/")[0].lower() == _OFFICIAL for key in bad)
-                yield self.report(record, f"{where} uses key(s) under a prefix reserved for MCP in {revision} "
-                                          "that the specification does not define: "
-                                          + ", ".join(fmt_id(k) for k in bad)
-                                          + (" (an official extension may define them)" if official else ""),
-                                  confidence="low" if official else None)
+        found = meta_object(record) if revision is not None else None  # the rule depends on the revision
+        if found is None:
+            return ()
+        where, meta = found
+        bad = [key for key in meta if key not in KNOWN_KEYS and reserved_prefix(key, revision)
+               and key_problem(key) is None]
+        if not bad:
+            return ()
+        official = all(key.partition("/")[0].lower() == _OFFICIAL for key in bad)
+        return [self.report(record, f"{where} uses key(s) under a prefix reserved for MCP in {revision} "
+                                    "that the specification does not define: "
+                                    + ", ".join(fmt_id(k) for k in bad)
+                                    + (" (an official extension may define them)" if official else ""),
+                            confidence="low" if official else None)]
 
 
 # -- MT004: W3C trace context -----------------------------------------------------------------
@@ -208,14 +226,17 @@ class TraceContextFormat(Rule):
     hint = 'Send traceparent as "00-<32 hex trace-id>-<16 hex parent-id>-<2 hex flags>" (W3C Trace Context).'
 
     def check(self, record, session):
-        for where, meta in meta_objects(record):
-            for key in TRACE_KEYS:
-                if key not in meta:
-                    continue
-                value = meta[key]
-                problem = _TRACE_CHECKS[key](value) if isinstance(value, str) else f"is {json_type(value)}, not a string"
-                if problem:
-                    yield self.report(record, f"{where}.{key} {problem}")
+        found = meta_object(record)
+        if found is None:
+            return
+        where, meta = found
+        for key in TRACE_KEYS:
+            if key not in meta:
+                continue
+            value = meta[key]
+            problem = _TRACE_CHECKS[key](value) if isinstance(value, str) else f"is {json_type(value)}, not a string"
+            if problem:
+                yield self.report(record, f"{where}.{key} {problem}")
 
 
 # -- MT005: extension identifiers (2026-07-28) ------------------------------------------------

@@ -212,11 +212,11 @@ class CursorOnNonPaginatedMethod(Rule):
 
     def check(self, record, session):
         if "cursor" not in params_of(record) or paginated(record.method, record.revision):
-            return
+            return ()
         spec = protocol.METHODS[record.method]
         if record.revision is not None and record.revision not in spec.versions:
-            return  # the method does not exist in this revision at all (SV004)
-        yield self.report(record, f"{record.method} does not paginate; its 'cursor' parameter is ignored")
+            return ()  # the method does not exist in this revision at all (SV004)
+        return [self.report(record, f"{record.method} does not paginate; its 'cursor' parameter is ignored")]
 
 
 # -- PA005 -----------------------------------------------------------------------------------

@@ -55,10 +55,11 @@ class ProgressTokenType(ProgressRule):
             present, token = "progressToken" in params, params.get("progressToken")
             where = "params.progressToken"
         else:
-            return
-        if present and type(token) not in (int, str):
-            kind = "null" if token is None else type(token).__name__
-            yield self.report(record, f"{where} {fmt_id(token)} is {kind}, not a string or integer")
+            return ()
+        if not present or type(token) in (int, str):
+            return ()
+        kind = "null" if token is None else type(token).__name__
+        return [self.report(record, f"{where} {fmt_id(token)} is {kind}, not a string or integer")]
 
 
 @rule
@@ -73,11 +74,11 @@ class ProgressTokenNotUnique(ProgressRule):
 
     def check(self, record, session):
         present, token = progress_token(record)
-        if not present or record.direction is None:
-            return
-        earlier = session.tokens[record.direction].get(id_key(token))
-        if earlier is None:
-            return
+        earlier = session.tokens[record.direction].get(id_key(token)) \
+            if present and record.direction is not None else None
+        return () if earlier is None else self._reused(record, token, earlier)
+
+    def _reused(self, record, token, earlier):
         sender = record.direction.sender.capitalize()
         if earlier.task:
             yield self.report(
@@ -107,7 +108,10 @@ class ProgressUnknownToken(ProgressRule):
     def check(self, record, session):
         ref = record.target
         if ref is None or ref.live is not None or ref.finished is not None:
-            return
+            return ()
+        return self._unknown(record, session, ref)
+
+    def _unknown(self, record, session, ref):
         key = id_key(ref.token)
         sender, peer = record.direction.sender, ref.requester.sender
         partial = (session.midstream or session.finished_tokens[ref.requester].evicted > 0
@@ -138,13 +142,13 @@ class ProgressAfterCompletion(ProgressRule):
     def check(self, record, session):
         ref = record.target
         if ref is None or ref.finished is None or ref.finished.task:
-            return  # a task's token ends with the task, not the response (PR007)
+            return ()  # a task's token ends with the task, not the response (PR007)
         entry = ref.finished
-        yield self.report(
+        return [self.report(
             record,
             f"Progress for token {fmt_id(ref.token)} after request {fmt_id(entry.record.id)} "
             f"({entry.record.method!r}) was answered",
-            related=[(entry.record, "request that issued the token"), (entry.response, "response")])
+            related=[(entry.record, "request that issued the token"), (entry.response, "response")])]
 
 
 @rule
@@ -158,16 +162,17 @@ class ProgressNotIncreasing(ProgressRule):
     def check(self, record, session):
         ref = record.target
         if ref is None or ref.live is None or ref.live.last_progress is None:
-            return
+            return ()
         progress = params_of(record).get("progress")
         previous = ref.live.last_progress
-        if is_number(progress) and progress <= previous:
-            verb = "repeats" if progress == previous else "goes back from"
-            yield self.report(
-                record,
-                f"Progress {fmt_id(progress)} for token {fmt_id(ref.token)} {verb} "
-                f"{'the previous value ' if progress == previous else ''}{fmt_id(previous)}",
-                related=[(ref.live.last_progress_record, "earlier progress notification")])
+        if not is_number(progress) or progress > previous:
+            return ()
+        verb = "repeats" if progress == previous else "goes back from"
+        return [self.report(
+            record,
+            f"Progress {fmt_id(progress)} for token {fmt_id(ref.token)} {verb} "
+            f"{'the previous value ' if progress == previous else ''}{fmt_id(previous)}",
+            related=[(ref.live.last_progress_record, "earlier progress notification")])]
 
 
 @rule
@@ -183,7 +188,7 @@ class ProgressExceedsTotal(ProgressRule):
         params = params_of(record)
         progress, total = params.get("progress"), params.get("total")
         if not is_number(total):
-            return
+            return ()
         ref = record.target
         entry = ref.live if ref is not None else None
         notes, related = [], []
@@ -192,6 +197,7 @@ class ProgressExceedsTotal(ProgressRule):
         if entry is not None and entry.total is not None and entry.total != total:
             notes.append(f"total changed from {fmt_id(entry.total)} to {fmt_id(total)}")
             related.append((entry.last_progress_record, "earlier progress notification"))
-        if notes:
-            token = fmt_id(params.get("progressToken"))
-            yield self.report(record, f"Progress for token {token}: " + "; ".join(notes), related=related)
+        if not notes:
+            return ()
+        token = fmt_id(params.get("progressToken"))
+        return [self.report(record, f"Progress for token {token}: " + "; ".join(notes), related=related)]

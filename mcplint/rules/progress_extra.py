@@ -24,11 +24,12 @@ class ProgressMessageField(Rule):
     def check(self, record, session):
         params = params_of(record)
         if "message" not in params:
-            return
+            return ()
         message = params["message"]
         if record.revision == protocol.V2024_11_05:
-            yield self.report(record, "notifications/progress carries message, which the 2024-11-05 schema does "
-                                      "not define (added in 2025-03-26); older peers ignore it",
-                              severity=Severity.INFO, level="info")
-        elif not isinstance(message, str):
-            yield self.report(record, f"Progress message {fmt_id(message)} is not a string")
+            return [self.report(record, "notifications/progress carries message, which the 2024-11-05 schema "
+                                        "does not define (added in 2025-03-26); older peers ignore it",
+                                severity=Severity.INFO, level="info")]
+        if not isinstance(message, str):
+            return [self.report(record, f"Progress message {fmt_id(message)} is not a string")]
+        return ()

@@ -94,8 +94,8 @@ class _Surface:
         self.adapters: dict[tuple, tuple | None] = {}
 
     def adapter(self, kind: str, method: str, revision: str) -> tuple | None:
-        """``(adapter, params_required, type name)`` for the method in ``revision``; None when
-        the revision does not define it."""
+        """``(adapter, params_required, type name, quick validator or None)`` for the method in
+        ``revision`` (see :func:`quick_validator`); None when the revision does not define it."""
         key = (kind, method, revision)
         if key in self.adapters:
             return self.adapters[key]
@@ -104,12 +104,73 @@ class _Surface:
         if target is not None:
             name = getattr(target, "__name__", None) or getattr(target, "__args__", (target,))[0].__name__
             if kind == "result":
-                entry = (self.TypeAdapter(target), True, name)
+                adapter, required = self.TypeAdapter(target), True
             else:  # surface types are whole frames: validate their params member only
                 field = target.model_fields["params"]
-                entry = (self.TypeAdapter(field.annotation), field.is_required(), name)
-        self.adapters[key] = entry
+                adapter, required = self.TypeAdapter(field.annotation), field.is_required()
+            entry = (adapter, required, name, quick_validator(adapter.core_schema))
+        if entry is not None or method in protocol.METHODS:  # custom method names are unbounded
+            self.adapters[key] = entry
         return entry
+
+
+# -- a quicker first pass -------------------------------------------------------------------
+def quick_validator(core_schema: dict):
+    """A validator that accepts only what the wire type accepts, but faster: models are checked
+    as plain field sets (no instances built), and unions of models told apart by a literal
+    ``type`` member (content blocks) go straight to the arm that ``type`` names instead of trying
+    every arm. Errors are not its business: when it refuses a value, the wire type's own
+    validator runs and explains. None when the schema cannot be rebuilt."""
+    from pydantic_core import SchemaValidator
+
+    try:
+        return SchemaValidator(_quick(core_schema))
+    except Exception:  # noqa: BLE001 - an unexpected schema shape: no first pass
+        return None
+
+
+_PLAIN_CONFIG = frozenset({"title", "validate_by_alias", "validate_by_name", "extra_fields_behavior"})
+
+
+def _quick(node: Any) -> Any:
+    if isinstance(node, (list, tuple)):
+        return type(node)(_quick(item) for item in node)
+    if not isinstance(node, dict):
+        return node
+    out = {key: _quick(value) for key, value in node.items()}
+    if out.get("type") == "union":
+        choices = [c[0] if isinstance(c, tuple) else c for c in node["choices"]]
+        tags = [_type_tag(c) for c in choices]
+        if None not in tags and len(set(tags)) == len(tags):
+            out = {"type": "tagged-union", "choices": dict(zip(tags, _quick(choices))), "discriminator": "type"}
+    elif out.get("type") == "model" and _plain_model(out):
+        fields = out["schema"]
+        extra = out.get("config", {}).get("extra_fields_behavior", "ignore")
+        return {**fields, "extra_behavior": extra} | ({"ref": out["ref"]} if "ref" in out else {})
+    return out
+
+
+def _plain_model(model: dict) -> bool:
+    """A model whose instances add nothing to its fields' checks (no custom init, root or
+    post-init, no config beyond aliases and ignored or allowed extra members)."""
+    config, fields = model.get("config", {}), model["schema"]
+    return (fields.get("type") == "model-fields" and "extra_behavior" not in fields
+            and not (model.get("root_model") or model.get("custom_init") or model.get("post_init"))
+            and config.get("extra_fields_behavior", "ignore") in ("ignore", "allow")
+            and set(config) <= _PLAIN_CONFIG)
+
+
+def _type_tag(choice: Any) -> str | None:
+    """The one value a model arm's ``type`` member must have (a string literal), else None."""
+    if not isinstance(choice, dict) or choice.get("type") != "model":
+        return None
+    field = choice["schema"].get("fields", {}).get("type")
+    if field is None or field.get("validation_alias", "type") != "type":
+        return None
+    literal = field["schema"]
+    expected = literal.get("expected") if literal.get("type") == "literal" else None
+    return expected[0] if isinstance(expected, list) and len(expected) == 1 and isinstance(expected[0], str) \
+        else None
 
 
 _surface: _Surface | None = None
@@ -248,8 +309,16 @@ def _union(prefix: tuple, arms: dict[str, list], names: frozenset[str]) -> list[
     return [Issue(prefix, f"{fmt_path(prefix)} must be {words}{tail}", "union")]
 
 
-def validate(adapter, value: Any, base: tuple) -> list[Issue]:
-    """Validate ``value`` strictly; the issues found, paths starting with ``base``."""
+def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
+    """Validate ``value`` strictly against an :meth:`_Surface.adapter` entry; the issues found,
+    paths starting with ``base``."""
+    adapter, _, _, quick = entry
+    if quick is not None:
+        try:
+            quick.validate_python(value, strict=True, by_name=False)
+            return []
+        except Exception:  # noqa: BLE001 - refused (or could not tell): the wire type decides
+            pass
     try:
         adapter.validate_python(value, strict=True, by_name=False)
     except surface().ValidationError as exc:
@@ -411,16 +480,16 @@ class SchemaRule(Rule):
     def check(self, record, session):
         found = self.issues_of(record, session)
         if not found or not found[2]:
-            return
+            return ()
         method, type_name, issues = found
         issues = [i for i in issues if not owned(self.surface_kind, method, i, session.modern)]
         spec = f"schema §{type_name}"
-        for issue in issues[:MAX_ISSUES]:
-            yield self.report(record, self.describe(method, issue.text), spec=spec,
-                              related=self.related(record))
+        out = [self.report(record, self.describe(method, issue.text), spec=spec, related=self.related(record))
+               for issue in issues[:MAX_ISSUES]]
         if len(issues) > MAX_ISSUES:
-            yield self.report(record, f"{len(issues) - MAX_ISSUES} more schema problems in this "
-                                      f"{self.surface_kind} of {method!r}", spec=spec)
+            out.append(self.report(record, f"{len(issues) - MAX_ISSUES} more schema problems in this "
+                                           f"{self.surface_kind} of {method!r}", spec=spec))
+        return out
 
     def describe(self, method: str, text: str) -> str:
         return f"{method}: {text}"
@@ -438,11 +507,11 @@ def _params_issues(record, session, kind: str) -> tuple[str, list[Issue]] | None
     entry = surface().adapter(kind, method, shape_revision(record, session))
     if entry is None:
         return None  # custom method, tasks/*, or a method the revision lacks (SV004)
-    adapter, required, type_name = entry
+    _, required, type_name, _ = entry
     if "params" not in record.msg:
         return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
             if required else None
-    return method, type_name, validate(adapter, record.params, ("params",))
+    return method, type_name, validate(entry, record.params, ("params",))
 
 
 @rule
@@ -504,7 +573,7 @@ class ResultSchema(SchemaRule):
         entry = surface().adapter("result", method, revision)
         if entry is None:
             return None
-        return method, entry[2], validate(entry[0], result, ("result",))
+        return method, entry[2], validate(entry, result, ("result",))
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"

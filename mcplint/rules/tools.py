@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -19,6 +20,7 @@ import orjson
 from mcplint import protocol
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, fmt_id, params_of, result_of, rule
+from mcplint.rules._memo import per_record
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
 _TOOLS = "server/tools §Data Types"
@@ -64,6 +66,7 @@ def catalog_confidence(session) -> str | None:
     return None if session.tools.current else "low"
 
 
+@per_record  # most TL rules ask about every tools/call result
 def call_result(record) -> dict | None:
     """The CallToolResult of a server's answer to tools/call (not a task, not input_required)."""
     if record.direction is Direction.C2S:
@@ -91,21 +94,31 @@ def _jsonschema() -> dict[str, Any]:
     return _js
 
 
+@lru_cache(maxsize=64)
 def default_dialect(revision: str | None) -> str:
     """The dialect of a schema without ``$schema``: 2020-12 from 2025-11-25, draft-07 before."""
     return "draft2020" if revision is None or protocol.at_least(revision, _V1125) else "draft7"
 
 
 def _cached(kind: str, schema: dict, revision: str | None, build):
-    """Memoize ``build()`` per schema object (pinned, so its id stays unique) and dialect."""
-    key = (kind, id(schema), default_dialect(revision))
+    """Memoize ``build(schema, revision)`` per schema object (pinned, so its id stays unique) and
+    dialect, and per schema text: the next session listing the same tool reuses the work."""
+    dialect = default_dialect(revision)
+    key = (kind, id(schema), dialect)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is schema:
         return hit[1]
+    try:
+        text = (kind, orjson.dumps(schema), dialect)  # key order kept: it may order the errors
+    except TypeError:
+        text = None
+    hit = _CACHE.get(text) if text is not None else None
+    value = hit[1] if hit is not None else build(schema, revision)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
-    value = build()
     _CACHE[key] = (schema, value)
+    if text is not None:
+        _CACHE[text] = (schema, value)
     return value
 
 
@@ -119,17 +132,29 @@ def _validator_class(schema: dict, revision: str | None):
 
 def meta_errors(schema: dict, revision: str | None) -> list[tuple[tuple, str]]:
     """``(path, message)`` of what makes ``schema`` invalid against its dialect's meta-schema."""
-    def build():
-        cls = _validator_class(schema, revision)
-        meta = _jsonschema()["meta"]
-        checker = meta.get(cls)
-        if checker is None:
-            checker = meta[cls] = cls(cls.META_SCHEMA)
-        try:
-            return [(tuple(e.absolute_path), e.message) for e in checker.iter_errors(schema)]
-        except Exception:  # noqa: BLE001 - a meta-schema that cannot be evaluated: no verdict
-            return []
-    return _cached("meta", schema, revision, build)
+    return _cached("meta", schema, revision, _meta_errors)
+
+
+def _meta_errors(schema: dict, revision: str | None) -> list[tuple[tuple, str]]:
+    cls = _validator_class(schema, revision)
+    meta = _jsonschema()["meta"]
+    checker = meta.get(cls)
+    if checker is None:
+        checker = meta[cls] = cls(cls.META_SCHEMA)
+    try:
+        return [(tuple(e.absolute_path), e.message) for e in checker.iter_errors(schema)]
+    except Exception:  # noqa: BLE001 - a meta-schema that cannot be evaluated: no verdict
+        return []
+
+
+def _validator(schema: dict, revision: str | None):
+    """A compiled validator of a valid schema; None when it is invalid or cannot be loaded."""
+    if meta_errors(schema, revision):
+        return None  # an invalid schema (TL002) says nothing about instances
+    try:
+        return _validator_class(schema, revision)(schema)
+    except Exception:  # noqa: BLE001 - a schema jsonschema cannot load: no verdict
+        return None
 
 
 _VERDICTS: dict[tuple, tuple] = {}
@@ -140,15 +165,7 @@ def instance_errors(schema: dict, instance: Any, revision: str | None) -> list[t
 
     Verdicts are memoized per schema object and serialized instance: clients repeat calls.
     """
-    if meta_errors(schema, revision):
-        return None  # an invalid schema (TL002) says nothing about the instance
-
-    def build():
-        try:
-            return _validator_class(schema, revision)(schema)
-        except Exception:  # noqa: BLE001 - a schema jsonschema cannot load: no verdict
-            return None
-    validator = _cached("validator", schema, revision, build)
+    validator = _cached("validator", schema, revision, _validator)
     if validator is None:
         return None
     try:
@@ -393,12 +410,13 @@ class ArgumentsViolateInputSchema(Rule):
 
     def check(self, record, session):
         if record.direction is Direction.S2C:
-            return
+            return ()
         name, errors = argument_errors(session, record, record.revision)
-        if errors:
-            yield self.report(record, f"Arguments of tool {name!r} do not match its inputSchema: "
-                                      + quote_errors(errors, ("arguments",)),
-                              confidence=catalog_confidence(session))
+        if not errors:
+            return ()
+        return [self.report(record, f"Arguments of tool {name!r} do not match its inputSchema: "
+                                    + quote_errors(errors, ("arguments",)),
+                            confidence=catalog_confidence(session))]
 
 
 @rule
@@ -417,36 +435,36 @@ class InvalidArgumentsAccepted(Rule):
 
     def check(self, record, session):
         if record.direction is Direction.C2S:
-            return
+            return ()
         name, errors = argument_errors(session, record.request, record.revision)
         if not errors:
-            return
+            return ()
         related = [(record.request, "call with invalid arguments")]
         execution_channel = protocol.at_least(record.revision, _V1125)
         if record.kind is Kind.ERROR:
             error = record.msg.get("error")
             code = error.get("code") if isinstance(error, dict) else None
-            if execution_channel and code == -32602:
-                yield self.report(record, f"Invalid arguments of tool {name!r} were refused with a JSON-RPC "
-                                          f"error; from {_V1125} input validation errors are tool execution "
-                                          "errors (a result with isError: true)",
-                                  severity=Severity.INFO, level="SHOULD",
-                                  spec="server/tools §Error Handling", related=related)
-            return
+            if not (execution_channel and code == -32602):
+                return ()
+            return [self.report(record, f"Invalid arguments of tool {name!r} were refused with a JSON-RPC "
+                                        f"error; from {_V1125} input validation errors are tool execution "
+                                        "errors (a result with isError: true)",
+                                severity=Severity.INFO, level="SHOULD",
+                                spec="server/tools §Error Handling", related=related)]
         result = call_result(record)
         if result is None:
-            return
+            return ()
         if result.get("isError") is True:
-            if not execution_channel and record.revision is not None:
-                yield self.report(record, f"Invalid arguments of tool {name!r} were reported as a tool error; "
-                                          f"revision {record.revision} lists invalid arguments as protocol "
-                                          "errors (a JSON-RPC error, -32602)",
-                                  severity=Severity.INFO, level="SHOULD",
-                                  spec="server/tools §Error Handling", related=related)
-            return
-        yield self.report(record, f"Server answered a call of {name!r} with success although its arguments "
-                                  "violate the tool's inputSchema (" + quote_errors(errors, ("arguments",)) + ")",
-                          related=related)
+            if execution_channel or record.revision is None:
+                return ()
+            return [self.report(record, f"Invalid arguments of tool {name!r} were reported as a tool error; "
+                                        f"revision {record.revision} lists invalid arguments as protocol "
+                                        "errors (a JSON-RPC error, -32602)",
+                                severity=Severity.INFO, level="SHOULD",
+                                spec="server/tools §Error Handling", related=related)]
+        return [self.report(record, f"Server answered a call of {name!r} with success although its arguments "
+                                    "violate the tool's inputSchema (" + quote_errors(errors, ("arguments",)) + ")",
+                            related=related)]
 
 
 # -- TL010-TL013: structured content -------------------------------------------------------------
@@ -474,13 +492,13 @@ class StructuredContentMissing(Rule):
     def check(self, record, session):
         result = call_result(record)
         if result is None or "structuredContent" in result or result.get("isError") is True:
-            return  # isError results are exempt (as the reference SDK clients do)
+            return ()  # isError results are exempt (as the reference SDK clients do)
         name, schema = output_schema(session, record)
         if schema is None or schema is ...:
-            return
-        yield self.report(record, f"Tool {name!r} declares an outputSchema, but its result has no "
-                                  "structuredContent", confidence=catalog_confidence(session),
-                          related=[(record.request, "call")])
+            return ()
+        return [self.report(record, f"Tool {name!r} declares an outputSchema, but its result has no "
+                                    "structuredContent", confidence=catalog_confidence(session),
+                            related=[(record.request, "call")])]
 
 
 @rule
@@ -499,21 +517,21 @@ class StructuredContentInvalid(Rule):
     def check(self, record, session):
         result = call_result(record)
         if result is None or "structuredContent" not in result:
-            return
+            return ()
         content = result["structuredContent"]
         if session.legacy and not isinstance(content, dict):
-            return  # TL012
+            return ()  # TL012
         name, schema = output_schema(session, record)
         if not isinstance(schema, dict):
-            return
+            return ()
         errors = instance_errors(schema, content, record.revision)
         if not errors:
-            return
+            return ()
         failed = result.get("isError") is True
-        yield self.report(record, f"structuredContent of tool {name!r} does not match its outputSchema: "
-                                  + quote_errors(errors, ("structuredContent",)),
-                          severity=Severity.WARNING if failed else None,
-                          confidence=catalog_confidence(session), related=[(record.request, "call")])
+        return [self.report(record, f"structuredContent of tool {name!r} does not match its outputSchema: "
+                                    + quote_errors(errors, ("structuredContent",)),
+                            severity=Severity.WARNING if failed else None,
+                            confidence=catalog_confidence(session), related=[(record.request, "call")])]
 
 
 @rule
@@ -531,15 +549,16 @@ class StructuredContentType(Rule):
     def check(self, record, session):
         result = call_result(record)
         if result is None or "structuredContent" not in result:
-            return
+            return ()
         revision = record.revision
         if revision is not None and not protocol.at_least(revision, _V0618):
-            yield self.report(record, f"structuredContent is not defined in protocol revision {revision} "
-                                      "(added in 2025-06-18); peers may ignore it",
-                              severity=Severity.INFO, level="info")
-        elif revision in (_V0618, _V1125) and not isinstance(result["structuredContent"], dict):
-            yield self.report(record, f"structuredContent is {json_type(result['structuredContent'])}; "
-                                      f"revision {revision} requires an object")
+            return [self.report(record, f"structuredContent is not defined in protocol revision {revision} "
+                                        "(added in 2025-06-18); peers may ignore it",
+                                severity=Severity.INFO, level="info")]
+        if revision in (_V0618, _V1125) and not isinstance(result["structuredContent"], dict):
+            return [self.report(record, f"structuredContent is {json_type(result['structuredContent'])}; "
+                                        f"revision {revision} requires an object")]
+        return ()
 
 
 @rule
@@ -558,12 +577,13 @@ class StructuredContentNoTextMirror(Rule):
     def check(self, record, session):
         result = call_result(record)
         if result is None or "structuredContent" not in result:
-            return
+            return ()
         content = result.get("content")
         if not isinstance(content, list):
-            return  # TL014
-        if not any(isinstance(b, dict) and b.get("type") == "text" for b in content):
-            yield self.report(record, "structuredContent is not mirrored in a text content block")
+            return ()  # TL014
+        if any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+            return ()
+        return [self.report(record, "structuredContent is not mirrored in a text content block")]
 
 
 # -- TL014/TL015: content blocks ----------------------------------------------------------------
@@ -572,6 +592,13 @@ BLOCK_TYPES: dict[str, str] = {
     "audio": protocol.V2025_03_26, "resource_link": _V0618,
 }
 SAMPLING_ONLY = frozenset({"tool_use", "tool_result"})
+
+
+@lru_cache(maxsize=16)
+def defined_blocks(revision: str | None) -> frozenset[str]:
+    """The content block types ``revision`` defines (every known one when it is unknown)."""
+    return frozenset(kind for kind, since in BLOCK_TYPES.items()
+                     if revision is None or protocol.at_least(revision, since))
 
 
 @rule
@@ -589,19 +616,20 @@ class ContentBlockTypeForVersion(Rule):
     def check(self, record, session):
         result = call_result(record)
         if result is None:
-            return
+            return ()
         if "content" not in result:
-            yield self.report(record, "Tool result has no content array (required, may be empty)")
-            return
+            return [self.report(record, "Tool result has no content array (required, may be empty)")]
         content = result["content"]
         if not isinstance(content, list):
-            yield self.report(record, f"Tool result content is {json_type(content)}, not an array")
-            return
+            return [self.report(record, f"Tool result content is {json_type(content)}, not an array")]
         revision = record.revision
+        defined = defined_blocks(revision)
         problems = []
         for index, block in enumerate(content):
-            where = f"content[{index}]"
             kind = block.get("type") if isinstance(block, dict) else None
+            if type(kind) is str and kind in defined:
+                continue  # the common case: a block type the revision defines
+            where = f"content[{index}]"
             if not isinstance(block, dict):
                 problems.append(f"{where} is {json_type(block)}, not a content block object")
             elif not isinstance(kind, str):
@@ -613,8 +641,7 @@ class ContentBlockTypeForVersion(Rule):
             elif revision is not None and not protocol.at_least(revision, BLOCK_TYPES[kind]):
                 problems.append(f"{where} is a {kind!r} block, which revision {revision} does not define "
                                 f"(added in {BLOCK_TYPES[kind]})")
-        if problems:
-            yield self.report(record, "Invalid tool result content: " + "; ".join(problems))
+        return [self.report(record, "Invalid tool result content: " + "; ".join(problems))] if problems else ()
 
 
 _MIME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;.*)?$")
@@ -655,8 +682,10 @@ def binary_problems(blocks: Any, base: str, resource_items: bool = False) -> lis
     for index, block in enumerate(blocks):
         if not isinstance(block, dict):
             continue
-        where = f"{base}[{index}]"
         kind = block.get("type")
+        if not resource_items and kind not in ("image", "audio", "resource"):
+            continue  # text blocks and resource links carry no binary data
+        where = f"{base}[{index}]"
         if kind in ("image", "audio") and not resource_items:
             data = block.get("data")
             if isinstance(data, str):
@@ -691,18 +720,19 @@ class BinaryContentEncoding(Rule):
 
     def check(self, record, session):
         if record.direction is Direction.C2S:
-            return
+            return ()
         result = result_of(record)
         if not isinstance(result, dict):
-            return
+            return ()
         if record.request.method == "resources/read":
             problems = binary_problems(result.get("contents"), "contents", resource_items=True)
         else:
             problems = binary_problems(result.get("content"), "content")
-        if problems:
-            worst = Severity.ERROR if any(s is Severity.ERROR for s, _ in problems) else Severity.WARNING
-            yield self.report(record, "Binary content is not properly encoded: "
-                                      + "; ".join(text for _, text in problems), severity=worst)
+        if not problems:
+            return ()
+        worst = Severity.ERROR if any(s is Severity.ERROR for s, _ in problems) else Severity.WARNING
+        return [self.report(record, "Binary content is not properly encoded: "
+                                    + "; ".join(text for _, text in problems), severity=worst)]
 
 
 # -- TL017/TL018: 2026-07-28 ------------------------------------------------------------------
