@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_check import DATA, generate, run_mcplint  # noqa: E402
 
 COMMANDS = {
-    "check": ["check", "--output-format", "concise", "--exit-zero", "--isolated"],
+    # one process: the memory target is per process (the default --jobs forks workers on large input)
+    "check": ["check", "--output-format", "concise", "--exit-zero", "--isolated", "--jobs", "1"],
     "stats": ["stats", "--output-format", "json"],
     "diagnose": ["diagnose", "--output-format", "json"],
 }
