@@ -24,12 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_check  # noqa: E402
-from bench_check import DATA, generate, mcplint_run  # noqa: E402
+from bench_check import DATA, bare_loop, generate, mcplint_run  # noqa: E402
 
 from mcplint import engine as engine_module  # noqa: E402
 
@@ -43,13 +42,7 @@ def cpu_per_record(path: Path, runs: int) -> tuple[float, float, int]:
         records, found, _ = mcplint_run(path)
         best = min(best, time.process_time() - start)
     gc.collect()
-    start = time.process_time()
-    lines = 0
-    with open(path, "rb") as handle:
-        for line in handle:
-            orjson.loads(line)
-            lines += 1
-    bare = time.process_time() - start
+    lines, bare = bare_loop(path, time.process_time)
     return best / records * 1e6, bare / max(lines, 1) * 1e6, found
 
 
