@@ -147,9 +147,14 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
     names = expand_paths(paths)
     parts: list[tuple[list[Finding], RunSummary]] | None = None
     if jobs > 1 and "-" not in names and not observers:
+        from concurrent.futures.process import BrokenProcessPool
+
         from mcplint.parallel import lint_in_processes
 
-        parts = lint_in_processes(names, rules, options, jobs)
+        try:
+            parts = lint_in_processes(names, rules, options, jobs)
+        except (OSError, NotImplementedError, BrokenProcessPool):
+            parts = None  # no process pool here (no /dev/shm, a worker killed): one process, same result
     if parts is None:
         engine = Engine(rules, options.protocol_version, observers)
         parts = [_lint_file(name, rules, options, engine) for name in names]

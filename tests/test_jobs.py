@@ -374,3 +374,17 @@ def test_check_uses_every_cpu_by_default_only_for_large_inputs(tmp_path, monkeyp
     assert cli._jobs(None, [str(tmp_path)]) == 4  # a directory counts what it holds
     assert cli._jobs(None, ["-"]) == 1
     assert cli._jobs(3, [str(small)]) == 3 and cli._jobs(0, [str(small)]) == 4
+
+
+def test_a_process_pool_that_cannot_start_falls_back_to_one_process(monkeypatch):
+    paths = [str(p) for p in sorted(SAMPLES.glob("*.mcplog"))[:3]]
+    expected = lint_paths(paths, jobs=1)
+
+    class NoPool:
+        def __init__(self, *args, **kwargs):
+            raise OSError(38, "Function not implemented")  # as on a system without sem_open
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", NoPool)
+    findings, summary = lint_paths(paths, jobs=2)
+    assert [f.to_dict() for f in findings] == [f.to_dict() for f in expected[0]]
+    assert summary.records == expected[1].records
