@@ -27,6 +27,9 @@ MAX_PENDING = 10_000
 MAX_FINISHED_TOKENS = 10_000
 #: Tools kept of one ``tools/list`` traversal.
 MAX_TOOLS = 10_000
+#: Sessions named by the capture (``session`` keys) kept open at once; beyond it the one idle
+#: longest is finished (a gateway log names many sessions that end without a trace).
+MAX_OPEN_SESSIONS = 1_000
 #: The latest answered requests of each sender kept whole (records and all) before they are compacted.
 RECENT_ANSWERED = 100
 
@@ -39,6 +42,7 @@ class Limits:
     answered: int = MAX_ANSWERED
     pending: int = MAX_PENDING
     tools: int = MAX_TOOLS
+    sessions: int = MAX_OPEN_SESSIONS  # sessions named by the capture open at once (per file)
 
 
 class Phase:
@@ -349,6 +353,8 @@ class Analyzer:
         self.protocol_version = protocol_version
         self.limits = limits or Limits()
         self.sessions: dict[str, Session] = {}
+        self.keyed: OrderedDict[str, Session] = OrderedDict()  # open named sessions, least recently active first
+        self.sessions_finished_idle = 0  # named sessions finished early because too many were open
         self.current: Session | None = None
         self.closed: list[Session] = []
         self.ordinal = 0
@@ -368,9 +374,20 @@ class Analyzer:
     def _session_for(self, record: Record) -> Session:
         key = record.session_key
         if key is not None:
-            session = self.sessions.get(key)
-            if session is None:
-                session = self._new_session(key, explicit=True)
+            session = self.keyed.get(key)
+            if session is not None:
+                self.keyed.move_to_end(key)
+                return session
+            label = key
+            while label in self.sessions:  # it was finished as idle and goes on: a session of its own
+                label = f"{key} (resumed {self.ordinal + 1})"
+            session = self.keyed[key] = self._new_session(label, explicit=True)
+            if len(self.keyed) > self.limits.sessions:
+                _, idle = self.keyed.popitem(last=False)
+                if not self.sessions_finished_idle:  # said once per file: later ones are the same story
+                    idle.limit_reached("sessions")
+                self.sessions_finished_idle += 1
+                self.closed.append(idle)
             return session
         current = self.current
         if current is None:
@@ -448,7 +465,7 @@ class Analyzer:
         """Attach session, direction, version and request-matching facts to ``record``."""
         if record.direction is None and record.is_message:
             record.direction = self.infer_direction(record, self.current if record.session_key is None
-                                                    else self.sessions.get(record.session_key))
+                                                    else self.keyed.get(record.session_key))
             record.direction_observed = False
         if record.parent is None:
             session = self._session_for(record)

@@ -357,7 +357,8 @@ def test_parts_know_every_fact_the_analyzer_keeps_per_file():
     """Parts carry the session number, ``server_requests_seen`` and ``file_state`` across cuts; a
     new fact of the whole file needs the same (mcplint.parallel), or --jobs would differ."""
     per_file = {"path", "protocol_version", "limits", "sessions", "current", "closed", "ordinal",
-                "server_requests_seen", "file_state"}
+                "server_requests_seen", "file_state",
+                "keyed", "sessions_finished_idle"}  # named sessions: such files are never cut
     assert set(vars(Analyzer("x"))) == per_file
 
 

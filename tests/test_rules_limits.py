@@ -201,3 +201,49 @@ def test_forgotten_subscriptions_are_reported_not_misjudged(monkeypatch):
     assert "subscribed to more than" in next(f.message for f in findings if f.code == "IO012")
     monkeypatch.setattr(resources, "MAX_SUBSCRIPTIONS", 10)
     assert [(f.line, f.code) for f in run_transcript("\n".join(lines)) if f.code in ("IO012", "RS002")] == []
+
+
+# -- sessions named by the capture ------------------------------------------------------------
+def _keyed_capture(order: list[str]) -> bytes:
+    """A canonical capture of one short session per key, messages in ``order`` of keys."""
+    def line(key, direction, message):
+        return orjson.dumps({"ts": "2026-01-01T00:00:00Z", "dir": direction, "session": key,
+                             "raw": orjson.dumps(message).decode()})
+    steps = {}
+    for key in dict.fromkeys(order):
+        steps[key] = iter([
+            ("c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+            ("s2c", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                           "serverInfo": {"name": "s", "version": "1"}}}),
+            ("c2s", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ("c2s", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            ("s2c", {"jsonrpc": "2.0", "id": 1, "result": {}}),
+        ])
+    return b"\n".join(line(key, *next(steps[key])) for key in order) + b"\n"
+
+
+def _lint_keyed(data: bytes, max_sessions: int):
+    import io
+
+    rules = configure(all_rules(), {"IO012": {"max_sessions": max_sessions}})
+    engine = Engine(rules)
+    return [f for f in engine.lint_stream(io.BytesIO(data), "x.mcplog")], engine
+
+
+def test_named_sessions_beyond_the_cap_are_finished_idle_first_and_said_once():
+    order = [key for key in "abcdef" for _ in range(5)]  # one after the other, as in a gateway log
+    data = _keyed_capture(order)
+    capped, _ = _lint_keyed(data, 2)
+    free, _ = _lint_keyed(data, 100)
+    assert [f.code for f in free] == []
+    assert [(f.code, f.session, f.line) for f in capped] == [("IO012", "a", 5)]  # at a's last message
+    assert "sessions named by the capture" in capped[0].message
+
+
+def test_a_named_session_that_goes_on_after_being_finished_is_a_new_one():
+    order = ["a", "a", "a", "b", "c", "a", "a"]  # a is idle longest when c opens, then goes on
+    found, _ = _lint_keyed(_keyed_capture(order), 2)
+    sessions = {f.session for f in found}
+    assert "a (resumed 4)" in sessions  # its later messages start mid-way (HX010/LC001 there)
+    assert ("IO012", "a") in {(f.code, f.session) for f in found}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mcplint.analyzer import MAX_ANSWERED, MAX_PENDING, MAX_TOOLS, Limits
+from mcplint.analyzer import MAX_ANSWERED, MAX_OPEN_SESSIONS, MAX_PENDING, MAX_TOOLS, Limits
 from mcplint.model import Severity
 from mcplint.rules._base import Rule, RuleOptions, rule
 from mcplint.rules.resources import MAX_SUBSCRIPTIONS
@@ -44,6 +44,12 @@ _TABLES = {
         "max_tools",
         "only the first are kept, and checks against the tool list (HX007, TL006-TL011, TK002, TK003) "
         "treat it as incomplete"),
+    "sessions": (
+        "more than {limit} sessions named by the capture were open at once",
+        "max_sessions",
+        "mcplint finishes the session idle the longest whenever another one opens (this one first, at "
+        "its last message): requests such a session left open are reported as unanswered (HX001), and "
+        "if it goes on later its messages form a new session (labelled \"resumed\") that starts mid-way"),
     "subscriptions": (
         "the client subscribed to more than {limit} resources",
         MAX_SUBSCRIPTIONS,
@@ -59,20 +65,22 @@ class TrackingLimitReached(Rule):
     code, name = "IO012", "tracking-limit-reached"
     severity, level, spec = Severity.INFO, "info", "basic §Requests"
     party = "capture"
-    hint = "Raise the limit (max-answered, max-pending, max-tools) if the machine has the memory, or " \
-           "split the capture."
+    hint = "Raise the limit (max-answered, max-pending, max-tools, max-sessions) if the machine has the " \
+           "memory, or split the capture."
     max_answered: int = MAX_ANSWERED
     max_pending: int = MAX_PENDING
     max_tools: int = MAX_TOOLS
+    max_sessions: int = MAX_OPEN_SESSIONS
 
     class Options(RuleOptions):
         max_answered: int = Field(MAX_ANSWERED, ge=1)  # requests remembered per side of a session
         max_pending: int = Field(MAX_PENDING, ge=1)  # open requests (and live progress tokens) per side
         max_tools: int = Field(MAX_TOOLS, ge=1)  # tools kept of one tools/list traversal
+        max_sessions: int = Field(MAX_OPEN_SESSIONS, ge=1)  # sessions named by the capture open at once
 
     def table_limits(self) -> Limits:
         """The table caps this rule's options set (the engine hands them to the analyzer)."""
-        return Limits(self.max_answered, self.max_pending, self.max_tools)
+        return Limits(self.max_answered, self.max_pending, self.max_tools, self.max_sessions)
 
     def finish(self, session):
         hits = sorted(session.limits_hit.items(), key=lambda item: item[1].line)
