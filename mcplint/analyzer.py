@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcplint import protocol
-from mcplint.model import Direction, Kind, Record, id_key
+from mcplint.model import MESSAGE_KINDS, Direction, Kind, Record, id_key
 
 #: Requests kept per sender for id-reuse, duplicate-response and cancellation checks; the oldest
 #: are forgotten beyond this (Zeek-style cap). All but the latest are kept compact (:class:`Answered`).
@@ -463,7 +463,8 @@ class Analyzer:
     # -- observe: facts before judgement -----------------------------------------------------
     def observe(self, record: Record) -> Session:
         """Attach session, direction, version and request-matching facts to ``record``."""
-        if record.direction is None and record.is_message:
+        message = record.kind in MESSAGE_KINDS
+        if record.direction is None and message:
             record.direction = self.infer_direction(record, self.current if record.session_key is None
                                                     else self.keyed.get(record.session_key))
             record.direction_observed = False
@@ -474,7 +475,7 @@ class Analyzer:
         record.session = session
         if session.first_record is None:
             session.first_record = record
-        if record.is_message:
+        if message:
             self._observe_message(record, session)
         else:
             record.version = self._legacy_version(session, record)
@@ -573,7 +574,7 @@ class Analyzer:
     def commit(self, record: Record) -> None:
         session: Session = record.session
         session.last_record = record
-        if not record.is_message:
+        if record.kind not in MESSAGE_KINDS:
             if record.kind is Kind.INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
             if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:

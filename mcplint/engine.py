@@ -36,7 +36,8 @@ def odd_envelope(record: Record) -> bool:
 
 def record_features(record: Record, session: Session) -> int:
     """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests)."""
-    bits = 64 if record.kind in MESSAGE_KINDS and odd_envelope(record) else 0
+    kind = record.kind
+    bits = 64 if kind in MESSAGE_KINDS and odd_envelope(record) else 0
     if record.flags:
         bits |= 1
     if record.direction is None:
@@ -45,7 +46,7 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 4
     if record.http is not None:
         bits |= 8
-    if record.kind is Kind.RESULT:
+    if kind is Kind.RESULT:
         holder = record.msg.get("result") if type(record.msg) is dict else None
     else:
         holder = record.params
@@ -118,7 +119,9 @@ class Engine:
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
         for record in records:
-            yield from self._record(record, analyzer)
+            found = self._record(record, analyzer)
+            if found:
+                yield from found
             if analyzer.closed:
                 for session in analyzer.take_closed():
                     finished.add(id(session))
