@@ -446,25 +446,26 @@ class InvalidArgumentsAccepted(Rule):
             code = error.get("code") if isinstance(error, dict) else None
             if not (execution_channel and code == -32602):
                 return ()
-            return [self.report(record, f"Invalid arguments of tool {name!r} were refused with a JSON-RPC "
-                                        f"error; from {_V1125} input validation errors are tool execution "
-                                        "errors (a result with isError: true)",
-                                severity=Severity.INFO, level="SHOULD",
-                                spec="server/tools §Error Handling", related=related)]
+            return [self._wrong_channel(record, f"Invalid arguments of tool {name!r} were refused with a "
+                                                f"JSON-RPC error; from {_V1125} input validation errors are "
+                                                "tool execution errors (a result with isError: true)", related)]
         result = call_result(record)
         if result is None:
             return ()
         if result.get("isError") is True:
             if execution_channel or record.revision is None:
                 return ()
-            return [self.report(record, f"Invalid arguments of tool {name!r} were reported as a tool error; "
-                                        f"revision {record.revision} lists invalid arguments as protocol "
-                                        "errors (a JSON-RPC error, -32602)",
-                                severity=Severity.INFO, level="SHOULD",
-                                spec="server/tools §Error Handling", related=related)]
+            return [self._wrong_channel(record, f"Invalid arguments of tool {name!r} were reported as a tool "
+                                                f"error; revision {record.revision} lists invalid arguments as "
+                                                "protocol errors (a JSON-RPC error, -32602)", related)]
         return [self.report(record, f"Server answered a call of {name!r} with success although its arguments "
                                     "violate the tool's inputSchema (" + quote_errors(errors, ("arguments",)) + ")",
                             related=related)]
+
+    def _wrong_channel(self, record, message: str, related):
+        """Refused, but on the error channel the revision does not name (a SHOULD, info)."""
+        return self.report(record, message, severity=Severity.INFO, level="SHOULD",
+                           spec="server/tools §Error Handling", related=related)
 
 
 # -- TL010-TL013: structured content -------------------------------------------------------------
