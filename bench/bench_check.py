@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import io
 import os
 import sys
 import time

@@ -31,18 +31,21 @@ ANSWERED = frozenset({"ok", "after-cancel", "type-mismatch"})
 
 
 def methods_for(method: str) -> frozenset[str]:
-    """Dispatch methods of a rule about ``method``: itself plus the MRTR carriers (pair it
-    with :data:`carried_in_modern`)."""
+    """Dispatch methods of a rule about ``method``: itself plus the MRTR carriers (for a
+    :class:`ClientFeatureRule`)."""
     return frozenset({method}) | MRTR_METHODS
 
 
-def _carried_in_modern(cls, kind: Kind, method: str | None, revision: str | None, modern: bool) -> bool:
-    return method not in MRTR_METHODS or revision in protocol.MODERN
+class ClientFeatureRule(Rule):
+    """A rule about a client-feature payload wherever it travels: set ``methods`` to
+    ``methods_for(METHOD)``. An MRTR carrier (tools/call...) only holds such a payload in
+    2026-07-28, so its records of older revisions are not dispatched."""
 
+    kinds = KINDS
 
-#: ``Rule.dispatches`` of the rules of this family: an MRTR carrier (tools/call...) only holds
-#: a client-feature payload in 2026-07-28, so its records of older revisions are not dispatched.
-carried_in_modern = classmethod(_carried_in_modern)
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method not in MRTR_METHODS or revision in protocol.MODERN
 
 
 @dataclass(slots=True)

@@ -30,7 +30,7 @@ from mcplint.rules._base import (
 )
 from mcplint.rules._embedded import (
     ANSWERED,
-    KINDS,
+    ClientFeatureRule,
     Ask,
     Problem,
     answers_to,
@@ -39,7 +39,6 @@ from mcplint.rules._embedded import (
     is_number,
     json_type,
     legacy_caps,
-    carried_in_modern,
     methods_for,
     report_problems,
 )
@@ -96,15 +95,14 @@ def _properties(params: Any) -> dict:
 
 # -- EL001, EL002: modes ---------------------------------------------------------------------
 @rule
-class ElicitationModeUndeclared(Rule):
+class ElicitationModeUndeclared(ClientFeatureRule):
     """Checks for elicitation requests in a mode the client did not declare."""
 
     code, name = "EL001", "elicitation-mode-undeclared"
     severity, level, spec = Severity.ERROR, "MUST NOT", "client/elicitation §Capabilities"
     party = "server"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ('Send mode "url" only to clients declaring elicitation.url, and form mode only to clients '
             'declaring elicitation.form (or an empty elicitation: {}).')
 
@@ -218,15 +216,14 @@ def form_problems(params: Any, revision: str | None) -> list[Problem]:
 
 
 @rule
-class FormSchemaRestricted(Rule):
+class FormSchemaRestricted(ClientFeatureRule):
     """Checks that form-mode elicitation requests carry a message and a flat schema of primitive properties."""
 
     code, name = "EL003", "form-schema-restricted"
     severity, level, spec = Severity.ERROR, "SCHEMA", "client/elicitation §Requested Schema"
     party = "server"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ('Use {"type": "object", "properties": {...}} whose properties are string, number, integer, '
             "boolean or enum schemas; no nested objects or arrays of objects.")
 
@@ -269,15 +266,14 @@ def url_params_problems(params: Any, revision: str | None) -> list[Problem]:
 
 
 @rule
-class UrlModeParams(Rule):
+class UrlModeParams(ClientFeatureRule):
     """Checks that URL-mode elicitation requests carry a message, a valid url and (2025-11-25) an elicitationId."""
 
     code, name = "EL004", "url-mode-params"
     severity, level, spec = Severity.ERROR, "MUST", "client/elicitation §URL Mode Elicitation Requests"
     party = "server"
     versions = _MODES
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Send {"mode": "url", "message": "...", "url": "https://...", "elicitationId": "<unique id>"}.'
 
     def check(self, record, session):
@@ -289,15 +285,14 @@ class UrlModeParams(Rule):
 
 # -- EL005-EL007: the client's answer ---------------------------------------------------------
 @rule
-class ElicitResultAction(Rule):
+class ElicitResultAction(ClientFeatureRule):
     """Checks that elicitation results carry action accept, decline or cancel."""
 
     code, name = "EL005", "elicit-result-action"
     severity, level, spec = Severity.ERROR, "SCHEMA", "schema §ElicitResult"
     party = "client"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Answer with {"action": "accept" | "decline" | "cancel"} (plus content for an accepted form).'
 
     def check(self, record, session):
@@ -342,15 +337,14 @@ def content_problems(result: dict, params: Any, revision: str | None) -> list[Pr
 
 
 @rule
-class ElicitResultContentMisplaced(Rule):
+class ElicitResultContentMisplaced(ClientFeatureRule):
     """Checks that elicitation content comes only with an accepted form and holds primitive values."""
 
     code, name = "EL006", "elicit-result-content-misplaced"
     severity, level, spec = Severity.WARNING, "SCHEMA", "schema §ElicitResult"
     party = "client"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ("Send content only with action accept of a form-mode elicitation, as an object of "
             "strings, numbers, booleans or string arrays.")
 
@@ -424,15 +418,14 @@ def mismatches(content: dict, schema: dict) -> list[str]:
 
 
 @rule
-class ElicitContentSchemaMismatch(Rule):
+class ElicitContentSchemaMismatch(ClientFeatureRule):
     """Checks that accepted form content validates against the requested schema."""
 
     code, name = "EL007", "elicit-content-schema-mismatch"
     severity, level, spec = Severity.WARNING, "SHOULD", "client/elicitation §Form Mode Security"
     party = "client"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = "Validate the user's input against requestedSchema before accepting (required fields, types, enums, bounds)."
 
     def check(self, record, session):
@@ -593,7 +586,7 @@ _NEGATED = re.compile(r"(?i)\b(?:do not|don't|never|not|no|without|avoid)\b")
 
 
 @rule
-class SensitiveDataViaForm(Rule):
+class SensitiveDataViaForm(ClientFeatureRule):
     """Checks for form-mode elicitations whose fields ask for passwords, API keys, tokens or card data."""
 
     code, name = "EL010", "sensitive-data-via-form"
@@ -601,8 +594,7 @@ class SensitiveDataViaForm(Rule):
     party = "server"
     confidence = "low"
     versions = _ELICITATION
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ("Never collect credentials or payment data through a form; from 2025-11-25 send a URL-mode "
             "elicitation to a page of your own instead.")
 

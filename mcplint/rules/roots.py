@@ -9,8 +9,8 @@ CAP003 and RT003 (refusing an undeclared roots capability with -32601) is CAP007
 from __future__ import annotations
 
 from mcplint.model import Severity
-from mcplint.rules._base import Rule, fmt_id, rule
-from mcplint.rules._embedded import KINDS, answers_to, carried_in_modern, json_type, methods_for
+from mcplint.rules._base import fmt_id, rule
+from mcplint.rules._embedded import ClientFeatureRule, answers_to, json_type, methods_for
 
 METHOD = "roots/list"
 
@@ -35,14 +35,13 @@ def root_problems(result: dict) -> list[str]:
 
 
 @rule
-class RootUriNotFile(Rule):
+class RootUriNotFile(ClientFeatureRule):
     """Checks that every root the client lists has a file:// URI."""
 
     code, name = "RT001", "root-uri-not-file"
     severity, level, spec = Severity.ERROR, "MUST", "client/roots §Root"
     party = "client"
-    kinds, methods = KINDS, methods_for(METHOD)
-    dispatches = carried_in_modern
+    methods = methods_for(METHOD)
     hint = 'List roots as {"uri": "file:///absolute/path", "name": "..."}; other schemes are not allowed yet.'
 
     def check(self, record, session):

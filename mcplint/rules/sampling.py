@@ -19,6 +19,7 @@ from mcplint.rules._base import Rule, Tracker, error_of, fmt_id, rule, tracker
 from mcplint.rules._embedded import (
     ANSWERED,
     KINDS,
+    ClientFeatureRule,
     Problem,
     answers_to,
     asks_for,
@@ -26,7 +27,6 @@ from mcplint.rules._embedded import (
     is_number,
     json_type,
     legacy_caps,
-    carried_in_modern,
     methods_for,
     report_problems,
 )
@@ -147,14 +147,13 @@ def params_problems(params: Any, revision: str | None) -> list[Problem]:
 
 
 @rule
-class SamplingParams(Rule):
+class SamplingParams(ClientFeatureRule):
     """Checks that sampling requests carry messages (user/assistant, sampling content) and maxTokens."""
 
     code, name = "SM001", "sampling-params"
     severity, level, spec = Severity.ERROR, "SCHEMA", _SCHEMA
     party = "server"
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ('Send {"messages": [{"role": "user", "content": {"type": "text", "text": "..."}}], '
             '"maxTokens": N}; content blocks are text, image, audio (and tool_use/tool_result from 2025-11-25).')
 
@@ -211,15 +210,14 @@ def _caps_source(session) -> list:
 
 # -- SM003 ------------------------------------------------------------------------------------
 @rule
-class SamplingIncludeContextUndeclared(Rule):
+class SamplingIncludeContextUndeclared(ClientFeatureRule):
     """Checks for includeContext thisServer/allServers sent to clients without sampling.context."""
 
     code, name = "SM003", "sampling-include-context-undeclared"
     severity, level, spec = Severity.WARNING, "SHOULD NOT", "client/sampling §Capabilities"
     party = "server"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Omit includeContext (it defaults to "none") unless the client declared sampling.context.'
 
     def check(self, record, session):
@@ -233,15 +231,14 @@ class SamplingIncludeContextUndeclared(Rule):
 
 # -- SM004-SM006: the tool conversation in messages -------------------------------------------
 @rule
-class ToolResultMixedContent(Rule):
+class ToolResultMixedContent(ClientFeatureRule):
     """Checks that a user message with tool results contains only tool results."""
 
     code, name = "SM004", "tool-result-mixed-content"
     severity, level, spec = Severity.ERROR, "MUST", "client/sampling §Tool Result Messages"
     party = "server"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = "Put tool results in a user message of their own; send any text in a separate message."
 
     def check(self, record, session):
@@ -263,15 +260,14 @@ def _ids(blocks_: list[dict], member: str) -> list:
 
 
 @rule
-class ToolUseUnbalanced(Rule):
+class ToolUseUnbalanced(ClientFeatureRule):
     """Checks that every assistant tool_use message is followed by a user message answering each tool use."""
 
     code, name = "SM005", "tool-use-unbalanced"
     severity, level, spec = Severity.ERROR, "MUST", "client/sampling §Tool Use and Result Balance"
     party = "server"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = ("Follow each assistant message of tool_use blocks directly with a user message holding "
             "one tool_result per toolUseId.")
 
@@ -325,15 +321,14 @@ class SamplingHistory(Tracker):
 
 
 @rule
-class ToolResultUnknownId(Rule):
+class ToolResultUnknownId(ClientFeatureRule):
     """Checks that every tool_result answers a tool_use id that came before it."""
 
     code, name = "SM006", "tool-result-unknown-id"
     severity, level, spec = Severity.ERROR, "MUST", "schema §ToolResultContent"
     party = "server"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = "Set each tool_result's toolUseId to the id of the tool_use block it answers."
 
     def check(self, record, session):
@@ -359,15 +354,14 @@ def tool_choice(params: Any) -> Any:
 
 
 @rule
-class ToolChoiceViolated(Rule):
+class ToolChoiceViolated(ClientFeatureRule):
     """Checks that sampling results honour toolChoice: no tool use for "none", a tool use for "required"."""
 
     code, name = "SM007", "tool-choice-violated"
     severity, level, spec = Severity.ERROR, "MUST", "client/sampling §Tool Choice Modes"
     party = "client"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Honour toolChoice: with "none" return no tool_use block, with "required" at least one.'
 
     def check(self, record, session):
@@ -407,14 +401,13 @@ def result_problems(result: Any, revision: str | None) -> list[Problem]:
 
 
 @rule
-class CreateMessageResultShape(Rule):
+class CreateMessageResultShape(ClientFeatureRule):
     """Checks that sampling results carry role, content (sampling blocks) and model."""
 
     code, name = "SM008", "create-message-result-shape"
     severity, level, spec = Severity.ERROR, "SCHEMA", _RESULT_SCHEMA
     party = "client"
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Answer with {"role": "assistant", "content": {"type": "text", "text": "..."}, "model": "<model name>"}.'
 
     def check(self, record, session):
@@ -424,7 +417,7 @@ class CreateMessageResultShape(Rule):
 
 
 @rule
-class StopReasonInconsistent(Rule):
+class StopReasonInconsistent(ClientFeatureRule):
     """Checks that stopReason "toolUse" and tool_use content go together."""
 
     code, name = "SM009", "stop-reason-inconsistent"
@@ -432,8 +425,7 @@ class StopReasonInconsistent(Rule):
     party = "client"
     confidence = "low"
     versions = _TOOLS_ERA
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = 'Set stopReason "toolUse" exactly when the content holds tool_use blocks.'
 
     def check(self, record, session):
@@ -504,14 +496,13 @@ def preference_problems(params: Any) -> list[Problem]:
 
 
 @rule
-class ModelPreferencesRange(Rule):
+class ModelPreferencesRange(ClientFeatureRule):
     """Checks that modelPreferences priorities are numbers between 0 and 1."""
 
     code, name = "SM011", "model-preferences-range"
     severity, level, spec = Severity.ERROR, "SCHEMA", "schema §ModelPreferences"
     party = "server"
-    kinds, methods = KINDS, _METHODS
-    dispatches = carried_in_modern
+    methods = _METHODS
     hint = "Give costPriority, speedPriority and intelligencePriority as numbers from 0 to 1."
 
     def check(self, record, session):
