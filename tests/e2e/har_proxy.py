@@ -2,7 +2,10 @@
 
 ``Recorder(upstream)`` is an ASGI app: it forwards each request to the upstream server, streams
 the answer back chunk by chunk (SSE streams stay live: the SDK client reads events as they come)
-and records the exchange as a HAR 1.2 entry, the way a devtools or mitmproxy export would.
+and records the exchange as a HAR 1.2 entry, the way a devtools or mitmproxy export would. Each
+``response._chunks`` lists the body's chunks in arrival order as ``{"ts": ISO-8601 UTC with
+microseconds, "size": raw bytes}``, ``ts`` taken when the chunk came from upstream, before it is
+forwarded (the sizes add up to the body's byte length).
 ``serve(app)`` runs an ASGI app with uvicorn on 127.0.0.1 (an ephemeral port) in a background
 thread. Nothing leaves the machine.
 """
@@ -26,6 +29,10 @@ _HOP = {"host", "content-length", "connection", "accept-encoding", "transfer-enc
 
 def _iso(t: float) -> str:
     return datetime.fromtimestamp(t, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _iso_us(t: datetime) -> str:
+    return t.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _pairs(items) -> list[dict[str, str]]:
@@ -68,6 +75,7 @@ class Recorder:
         forwarded = [(k, v) for k, v in headers if k.lower() not in _HOP]
         method = scope["method"]
         chunks: list[bytes] = []
+        arrivals: list[datetime] = []  # when each chunk came from upstream (before it is forwarded)
         status, status_text, answer_headers, error = 0, "", [], None
         first_byte = ended = delivered = started
         async with httpx2.AsyncClient(timeout=None) as client:
@@ -98,6 +106,7 @@ class Recorder:
                     group.start_soon(watch)
                     try:
                         async for chunk in response.aiter_raw():
+                            arrivals.append(datetime.now(UTC))
                             chunks.append(chunk)
                             delivered = time.time()  # before the client can see it (and act on it)
                             await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -114,10 +123,11 @@ class Recorder:
         ended = delivered if chunks else time.time()
         self.entries.append((started, self._entry(method, scope, path, headers, body, status, status_text,
                                                   answer_headers, b"".join(chunks), started, first_byte, ended,
-                                                  error)))
+                                                  error, [{"ts": _iso_us(t), "size": len(c)}
+                                                          for t, c in zip(arrivals, chunks, strict=True)])))
 
     def _entry(self, method, scope, path, headers, body, status, status_text, answer_headers, data, started,
-               first_byte, ended, error) -> dict[str, Any]:
+               first_byte, ended, error, timed_chunks) -> dict[str, Any]:
         host = {k.lower(): v for k, v in headers}.get("host", "127.0.0.1")
         url = f"http://{host}{path}"
         query = [{"name": k, "value": v} for k, _, v in (p.partition("=") for p in path.partition("?")[2].split("&")
@@ -134,7 +144,7 @@ class Recorder:
             content["text"] = data.decode("utf-8", "replace")
         response = {"status": status, "statusText": status_text, "httpVersion": "HTTP/1.1",
                     "headers": _pairs(answer_headers), "cookies": [], "content": content, "redirectURL": "",
-                    "headersSize": -1, "bodySize": len(data)}
+                    "headersSize": -1, "bodySize": len(data), "_chunks": timed_chunks}
         if error:
             response["_error"] = error
         wait = max(first_byte - started, 0) * 1000
