@@ -252,3 +252,47 @@ def test_feature_rules_survive_arbitrary_payloads(version, exchanges):
                     "code": -32002 if result else -32603, "message": "unknown prompt, cursor not found"}}
             lines.append(f"{other} {orjson.dumps(answer).decode()}")
     run_transcript("\n".join(lines) + "\n")  # must not raise
+
+
+# -- RS004 and -32601 (issue 13) -------------------------------------------------------------------
+MODERN_META = ('"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+               '"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":'
+               '{"name":"c","version":"1"}}')
+
+
+def read_refused(i, code, message, modern=False):
+    meta = f",{MODERN_META}" if modern else ""
+    return (f'C→S {{"jsonrpc":"2.0","id":{i},"method":"resources/read","params":{{"uri":"file:///nope"{meta}}}}}\n'
+            f'S→C {{"jsonrpc":"2.0","id":{i},"error":{{"code":{code},"message":"{message}"}}}}\n')
+
+
+def test_method_not_found_for_a_missing_resource_counts_when_resources_are_declared():
+    text = INIT + read_refused(1, -32601, "Resource not found: file:///nope") + read_refused(2, -32602, "Not found")
+    assert rs(text) == [(3, "RS004", "info"), (5, "RS004", "info")]  # like -32602 and 0
+    assert rs(text) == rs(INIT + read_refused(1, 0, "Resource not found: file:///nope")
+                           + read_refused(2, -32602, "Not found"))
+
+
+def test_method_not_found_without_the_resource_in_the_message_is_cap008s():
+    found = [(f.line, f.code) for f in run_transcript(INIT + read_refused(1, -32601, "Method not found"))
+             if f.code in ("RS004", "CAP008")]
+    assert found == [(3, "CAP008")]
+    found = [(f.line, f.code) for f in run_transcript(INIT + read_refused(1, -32601, "Resource not found"))
+             if f.code in ("RS004", "CAP008")]
+    assert found == [(3, "RS004")]
+
+
+def test_method_not_found_is_right_when_resources_are_undeclared():
+    assert rs('# init 2025-06-18 C={} S={"tools":{}}\n' + read_refused(1, -32601, "Resource not found")) == []
+
+
+def test_modern_method_not_found_for_a_missing_resource():
+    discover = (f'C→S {{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{{{MODERN_META}}}}}\n'
+                'S→C {"jsonrpc":"2.0","id":"d","result":{"resultType":"complete","supportedVersions":["2026-07-28"],'
+                '"capabilities":{"resources":{}},"ttlMs":0,"cacheScope":"public",'
+                '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}\n')
+    found = [(f.line, f.code, f.severity.value, f.confidence)
+             for f in run_transcript(discover + read_refused(1, -32601, "Resource not found", modern=True))
+             if f.code == "RS004"]
+    assert found == [(4, "RS004", "error", "low")]
+    assert rs(read_refused(1, -32601, "Resource not found", modern=True)) == []  # capabilities unknown

@@ -11,13 +11,35 @@ import re
 from typing import Any
 
 from mcplint import protocol
-from mcplint.model import Record
+from mcplint.model import Direction, Record
 from mcplint.rules._base import error_of, params_of, result_of
+from mcplint.rules.capabilities import about_item
 
 #: JSON-RPC codes that describe the envelope (parse error, invalid request) or the 2026-07-28
 #: header/capability/version errors: when a server answers with one of them, the request never
 #: reached the feature, so the feature's own error-code rules stay silent.
 ENVELOPE_CODES = frozenset({-32700, -32600, -32020, -32021, -32022})
+
+
+def item_error_code(record: Record, session, skip: frozenset[int] = ENVELOPE_CODES) -> int | None:
+    """The code of a server's error answer to an item request (``resources/read``,
+    ``prompts/get``) that the item's error-code rule judges, or None.
+
+    Codes in ``skip`` never reached the item lookup. -32601 (Method not found) counts only as a
+    wrong code for a missing item: when the server declared the method's capability (undeclared,
+    -32601 is the right refusal) and the message is about the requested item (else the server
+    denies the method itself, which is CAP008's).
+    """
+    code = error_code(record)
+    if record.direction is not Direction.S2C or type(code) is not int or code in skip:
+        return None
+    if code == -32601:
+        request, caps = record.request, session.server_caps
+        gate = protocol.GATES.get(request.method) if request is not None else None
+        if gate is None or not isinstance(caps, dict) or not protocol.gate_open(gate, caps) \
+                or not about_item(request, error_message(record)):
+            return None
+    return code
 
 
 def json_type(value: Any) -> str:

@@ -21,7 +21,7 @@ from mcplint.rules._base import (
     NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker,
 )
 from mcplint.rules._feature_helpers import (
-    ENVELOPE_CODES, a, error_code, error_message, final_result, listing, says_not_found, shown,
+    a, error_message, final_result, item_error_code, listing, says_not_found, shown,
 )
 from mcplint.rules.capabilities import missing_text, negotiation_level
 
@@ -231,20 +231,20 @@ class ResourceNotFoundCode(Rule):
             "(Invalid params) in 2026-07-28, which forbids -32002.")
 
     def check(self, record, session):
-        code, message = error_code(record), error_message(record)
-        if record.direction is not Direction.S2C or type(code) is not int or code in ENVELOPE_CODES:
-            return
+        code, message = item_error_code(record, session), error_message(record)
+        if code is None:
+            return  # -32601 counts only while "resources" is declared (see item_error_code)
         related = [(record.request, "request")]
         if record.revision in protocol.MODERN:
             if code == -32002:
                 yield self.report(record, "Resource not found reported with -32002, which 2026-07-28 "
                                           "retired: it MUST be -32602 (Invalid params)",
                                   severity=Severity.ERROR, level="MUST", related=related)
-            elif code not in (-32602, -32601) and says_not_found(message):
+            elif code != -32602 and says_not_found(message):
                 yield self.report(record, f"Resource not found reported with code {fmt_id(code)}; "
                                           "2026-07-28 requires -32602 (Invalid params)",
                                   severity=Severity.ERROR, level="MUST", confidence="low", related=related)
-        elif code not in (-32002, -32601) and says_not_found(message):
+        elif code != -32002 and says_not_found(message):
             yield self.report(record, f"Resource not found reported with code {fmt_id(code)} instead of "
                                       "-32002 (Resource not found)", related=related)
 
