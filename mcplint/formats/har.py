@@ -350,6 +350,7 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
         "entry": index,
         "method": method.upper(),
         "url": url,
+        "server_ip": raw.get("serverIPAddress") if isinstance(raw.get("serverIPAddress"), str) else None,
         "path": split.path or "/",
         "query": split.query,
         "origin": f"{split.scheme}://{split.netloc}",
