@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import signal
 import socket
 import subprocess
