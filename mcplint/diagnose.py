@@ -5,6 +5,13 @@ one that completed, what should have come next, and the likely culprit with a fi
 requests still open at the end (with age, who owes whom and progress seen), host timeout
 signatures, late responses after cancellation and the probable origin of stdout pollution.
 
+How the server ended counts too: an exit the capture records (``mcplint capture``'s exit ``meta``
+record, a host log's exit line: readers hand both over as a comment whose ``msg`` holds the facts,
+see :func:`mcplint.formats._common.ended`), or stderr ending in a crash report (Python traceback,
+Node.js stack, Go panic) with nothing from the server after it. A server that ended while it
+owed an answer gets that verdict instead of "never answered"; one the client stopped is said to
+have been stopped, not to have crashed.
+
 Memory stays bounded: progress is counted for open requests only, each list of a diagnosis keeps
 its first ``MAX_ITEMS`` entries (and counts the rest), and beyond ``MAX_SESSIONS`` sessions only
 the ones with something to report are kept (``MAX_KEPT`` in all); the others are counted by outcome.
@@ -95,6 +102,81 @@ MAX_SESSIONS = 200
 MAX_KEPT = 1_000
 _TIMEOUT_REASON = re.compile(r"(?i)time(d)? ?out|deadline|took too long")
 
+# -- crash reports on stderr ---------------------------------------------------------------------
+_PY_TRACEBACK = re.compile(r"^[\s|+]*(?:Exception Group )?Traceback \(most recent call last\):")
+_PY_FILE = re.compile(r'^  File "[^"]*", line \d+')  # a SyntaxError of the main script has no header
+_PY_CHAINING = ("During handling of the above exception", "The above exception was the direct cause")
+_PY_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?::|$)")
+_NODE_ERROR = re.compile(r"^(?:Uncaught )?[\w$.]*(?:Error|Exception)(?: \[[\w-]+\])?: ")
+_NODE_FRAME = re.compile(r"^\s+at ")
+_GO_PANIC = re.compile(r"^(?:panic|fatal error): ")
+#: A fresh log line after a crash report: the process was still alive.
+_LOG_LINE = re.compile(r"^\[?(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d\d|\d\d:\d\d:\d\d)"
+                       r"|^\[?(?:INFO|DEBUG|WARN|WARNING|ERROR|CRITICAL|TRACE|FATAL)\b")
+_RUNTIME_REPORT = {"Python": "a Python traceback", "Node.js": "a Node.js error", "Go": "a Go panic"}
+
+
+class CrashWatch:
+    """Reads one session's stderr for a crash report at its end: a Python traceback (its last
+    exception line), a Node.js error followed by its ``at`` frames, a Go ``panic:`` or ``fatal
+    error:``. A later log line, or a message from the server (:meth:`clear`), means the process
+    was still alive."""
+
+    __slots__ = ("runtime", "line", "exception", "_error")
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self.runtime: str | None = None
+        self.line = 0
+        self.exception: str | None = None
+        self._error: tuple[int, str] | None = None  # a Node.js error line waiting for its first frame
+
+    @property
+    def crash(self) -> dict | None:
+        """``{"runtime", "line", "exception"}`` when stderr ends in a crash report."""
+        if self.runtime is None or self.exception is None:
+            return None
+        return {"runtime": self.runtime, "line": self.line, "exception": shorten(mask_text(self.exception), 160)}
+
+    def feed(self, line: int, text: str) -> None:
+        error, self._error = self._error, None
+        if _PY_TRACEBACK.match(text) or (self.runtime != "Python" and _PY_FILE.match(text)):
+            self.runtime, self.line, self.exception = "Python", line, None
+        elif _GO_PANIC.match(text):
+            self.runtime, self.line, self.exception = "Go", line, text.strip()
+        elif error is not None and _NODE_FRAME.match(text):
+            self.runtime, (self.line, self.exception) = "Node.js", error
+        elif self.runtime == "Python":
+            self._python(line, text)
+        elif self.runtime == "Go":
+            if _LOG_LINE.match(text):  # a goroutine dump is free-form: only a log line ends it
+                self.clear()
+        elif self.runtime == "Node.js" and (not text.strip() or text[0].isspace() or text.startswith(("Node.js v", "}"))):
+            pass  # frames, the error's own properties, the runtime's version line
+        elif _NODE_ERROR.match(text):
+            self._error = (line, text.strip())
+        elif self.runtime is not None:
+            self.clear()
+
+    def _python(self, line: int, text: str) -> None:
+        body = text
+        while True:  # the "|" margins and "+---" separators of an exception group
+            stripped = body.lstrip()
+            if stripped.startswith("+-"):
+                return
+            if not stripped.startswith("|"):
+                break
+            body = stripped[2:] if stripped.startswith("| ") else stripped[1:]
+        if not body.strip() or body[0].isspace() or body.startswith(_PY_CHAINING):
+            return  # frames and source lines, blank lines, chained exceptions (a new traceback follows)
+        if self.exception is None and _PY_EXCEPTION.match(body):
+            self.line, self.exception = line, body.strip()
+        elif _LOG_LINE.match(body) or self.exception is None:
+            self.clear()
+        # else: a message spread over several lines (pydantic's ValidationError, ...)
+
 
 @dataclass
 class OpenRequest:
@@ -125,6 +207,7 @@ class Diagnosis:
     stderr_tail: list[str] = field(default_factory=list)
     modern_requests: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    exit: dict | None = None  # how the server ended, when the capture tells (see DiagnoseCollector._ending)
     omitted: Counter = field(default_factory=Counter)  # list name -> entries beyond MAX_ITEMS
 
     def add(self, name: str, item: Any) -> None:
@@ -163,6 +246,7 @@ class Diagnosis:
             "open_requests": [vars(o) for o in self.open_requests], "timeouts": self.timeouts,
             "late_responses": self.late_responses, "stdout_pollution": self.pollution,
             "stderr_tail": self.stderr_tail, "modern_requests": self.modern_requests, "notes": self.notes,
+            "exit": self.exit,
         }
 
 
@@ -180,6 +264,8 @@ class DiagnoseCollector(Tracker):
         self._progress: dict[tuple[str, str], dict] = {}  # request line -> progress count (open requests)
         self._last_t: dict[tuple[str, str], float] = {}
         self._modern: dict[tuple[str, str], dict] = {}  # request line -> modern_requests item
+        self._end: dict[tuple[str, str], dict] = {}  # how the server ended, as the capture says
+        self._crash: dict[tuple[str, str], CrashWatch] = {}
 
     def _key(self, session) -> tuple[str, str]:
         return (session.path, session.label)
@@ -191,6 +277,7 @@ class DiagnoseCollector(Tracker):
             found = self.diagnoses[key] = Diagnosis(session.path, session.label)
             self._stderr[key] = deque(maxlen=8)
             self._progress[key] = {}
+            self._crash[key] = CrashWatch()
         return found
 
     def _reach(self, diagnosis: Diagnosis, stage: str, line: int) -> None:
@@ -202,16 +289,23 @@ class DiagnoseCollector(Tracker):
         if record.t is not None:
             self._last_t[key] = record.t
         if record.kind is Kind.COMMENT:
+            end = _ending(record)
+            if end is not None:
+                self._ended(key, end)
             return
         self._reach(d, "transport", record.line)
         if record.kind is Kind.STDERR:
             self._stderr[key].append(f"{record.line}: {shorten(mask_text(record.text), 200)}")
+            self._crash[key].feed(record.line, record.text)
             return
         if record.kind is Kind.TEXT and record.text.strip() and record.direction is not Direction.C2S:
             self._pollution(d, record)
             return
         if not record.is_message:
             return
+        if record.direction is Direction.S2C:  # the server is alive: an earlier end or crash report is stale
+            self._end.pop(key, None)
+            self._crash[key].clear()
         method = record.effective_method
         kind = record.kind
         if kind is Kind.REQUEST and method == "initialize":
@@ -284,13 +378,26 @@ class DiagnoseCollector(Tracker):
             d.pollution.append({"line": record.line, "text": shorten(mask_text(text), 120), "origin": origin,
                                 "fix": fix})
 
+    def _ended(self, key: tuple[str, str], end: dict) -> None:
+        """Keep the first word on how the server ended (it tells who ended it); later ones add a
+        status or signal it lacked."""
+        known = self._end.get(key)
+        if known is None:
+            self._end[key] = end
+            return
+        for name in ("status", "signal"):
+            if known[name] is None and end[name] is not None:
+                known[name] = end[name]
+                known["event"] = "exit" if known["event"] == "closed" else known["event"]
+
     def finish(self, session) -> None:
         d = self.diagnosis(session)
         key = self._key(session)
         self._judge(session, d, key)
+        self._judge_end(d, key)
         for name, count in d.omitted.items():
             d.notes.append(f"{count} more {name.replace('_', ' ')} not listed")
-        for table in (self._stderr, self._progress, self._last_t, self._modern):
+        for table in (self._stderr, self._progress, self._last_t, self._modern, self._end, self._crash):
             table.pop(key, None)
         self.finished += 1
         if self.finished > MAX_SESSIONS and (d.healthy or len(self.diagnoses) > MAX_KEPT):
@@ -348,6 +455,48 @@ class DiagnoseCollector(Tracker):
             d.suspect += (f" (tools/call at line {entry.record.line}: {count} progress notification(s)"
                           + (", then cancelled" if entry.cancel is not None else "") + ")")
 
+    def _judge_end(self, d: Diagnosis, key: tuple[str, str]) -> None:
+        """How the server ended, and the verdict when that explains the stall: it ended while it owed
+        an answer (every stage), or before the session could go on; the client ending the session
+        is a stall, not a crash; a crash with nothing left to answer is a note."""
+        end, watch = self._end.get(key), self._crash.get(key)
+        crash = watch.crash if watch is not None else None
+        if end is None and crash is None:
+            return
+        end = dict(end) if end is not None else {"line": crash["line"], "event": "crash", "status": None,
+                                                 "signal": None, "by": None, "source": "stderr", "text": None}
+        end["traceback"], end["verdict"] = crash, None
+        d.exit = end
+        owed = [o for o in d.open_requests if o.owed_by == "server"]
+        pending = f"{owed[0].method} (line {owed[0].line})" + (
+            f" and {len(owed) - 1} more request(s)" if len(owed) > 1 else "") if owed else ""
+        where = f"line {end['line']}" + (f": {end['text']}" if end["text"] else "")
+        legacy = d.era != "modern"
+        if end["by"] == "client" or (end["event"] == "closed" and end["by"] is None and crash is None):
+            if owed:  # the stage's suspect stands; the end was the client's doing, or nobody's known
+                end["verdict"] = (f"The client ended the session ({where}) while {pending} was still open: a stall, "
+                                  "not a crash." if end["by"] == "client" else
+                                  f"The connection then closed ({where}) with {pending} still open; the log does "
+                                  "not say which side closed it.")
+                d.suspect = f"{d.suspect} {end['verdict']}" if d.suspect else end["verdict"]
+            return
+        if end["event"] == "never started":
+            end["verdict"] = f"The server never started ({where})."
+        elif owed:
+            end["verdict"] = _verdict(end, f"before answering {pending}")
+        elif legacy and d.last_stage in (None, "transport"):
+            end["verdict"] = _verdict(end, "before any request reached it")
+        elif legacy and d.last_stage != "tool_returned":
+            end["verdict"] = _verdict(end, f"after '{dict(STAGES)[d.last_stage]}', with nothing left to answer: the "
+                                           "session could not go on")
+        elif crash is not None or end["signal"] or end["status"] not in (None, 0):
+            end["verdict"] = f"line {end['line']}: " + _verdict(end, "with nothing left to answer")
+            d.add("notes", end["verdict"])
+            return
+        else:
+            return
+        d.suspect, d.fix = end["verdict"], _end_fix(end)
+
     @staticmethod
     def _modern_suspect(d: Diagnosis) -> str:
         pending = [r for r in d.modern_requests if r["outcome"] == "pending"]
@@ -361,6 +510,56 @@ class DiagnoseCollector(Tracker):
             return f"{len(failed)} request(s) failed; first: {failed[0]['method']} (line {failed[0]['line']}): " \
                    f"{failed[0]['outcome']}"
         return "Every request was answered."
+
+
+def _ending(record: Record) -> dict | None:
+    """How the server ended, from a reader's note: ``mcplint capture``'s exit (or could-not-start
+    error) ``meta`` record, or a host log's exit line in the same shape; None for other comments."""
+    msg = record.msg
+    if type(msg) is not dict or msg.get("dir") != "meta":
+        return None
+    raw = msg.get("raw") if isinstance(msg.get("raw"), str) else ""
+    event = msg.get("event")
+    if event == "error" and raw.startswith("could not start"):
+        event = "never started"
+    elif event not in ("exit", "closed"):
+        return None
+    status, signal, by = msg.get("status"), msg.get("signal"), msg.get("by")
+    if by is None and event == "exit" and ("after stdin closed" in raw or "after mcplint capture received" in raw):
+        by = "client"  # mcplint capture saw the host close the server's stdin (or signal it) first
+    return {"line": record.line, "event": event, "status": status if type(status) is int else None,
+            "signal": signal if isinstance(signal, str) and signal else None,
+            "by": by if by in ("client", "server") else None, "source": str(msg.get("source") or "capture meta"),
+            "text": shorten(mask_text(raw), 200) or None}
+
+
+def _verdict(end: dict, when: str) -> str:
+    """``The server exited (status 1) <when>; its stderr ends in a Python traceback (...).``"""
+    signal, status, crash = end["signal"], end["status"], end["traceback"]
+    if signal:
+        ended = "was killed by a signal" if signal == "unknown" else f"was killed by {signal}"
+    elif status is not None:
+        ended = f"exited (status {status})"
+    else:
+        ended = {"exit": "exited", "closed": "closed the connection (it probably exited)"}.get(end["event"], "")
+    report = crash and f"{_RUNTIME_REPORT[crash['runtime']]} ({crash['exception'].removeprefix('panic: ')})"
+    if not ended:
+        return f"The server crashed with {report} {when}."
+    return f"The server {ended} {when}" + (f"; its stderr ends in {report}." if report else ".")
+
+
+def _end_fix(end: dict) -> str:
+    if end["event"] == "never started":
+        return "Check the command, its arguments and PATH as the host starts it: the process could not be started."
+    if end["traceback"] is not None:
+        return ("Fix the error the crash report ends with (a missing module or package usually means the host runs "
+                "another interpreter, virtualenv or Node.js than your shell); catch errors in handlers and answer "
+                "them with an error instead of dying.")
+    if end["signal"]:
+        return ("Something killed the server: the host (look for a timeout in its log), a supervisor, the OS when "
+                "memory ran out (the OOM killer: see dmesg), or a native crash (SIGSEGV, SIGABRT).")
+    return ("Run the server's command by hand, with the host's arguments and environment, and read its stderr to see "
+            "why it exits; a stdio server must keep running until its stdin closes.")
 
 
 def _declares_tools(session) -> bool:

@@ -26,6 +26,14 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
         out.append(f"Suspect: {d.suspect}")
     if d.fix:
         out.append(f"Fix: {d.fix}")
+    end = d.exit if d.exit is not None and d.exit["verdict"] else None
+    if end is not None:
+        if end["event"] != "crash":
+            text = f": {code}{end['text']}{code}" if end["text"] else ""
+            out.append(f"Ended: line {end['line']} ({end['source']}){text}")
+        if end["traceback"] is not None:
+            crash = end["traceback"]
+            out.append(f"Crash report: line {crash['line']} ({crash['runtime']}): {code}{crash['exception']}{code}")
     if d.open_requests:
         out.append("")
         out.append("Open at the end of the capture:")
@@ -46,7 +54,7 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
         out.append("")
         out.extend(f"Note: {note}" for note in d.notes)
     stalled = d.last_stage in ("transport", "initialize_sent") or (d.era != "modern" and d.last_stage is None)
-    if d.stderr_tail and (stalled or d.open_requests):
+    if d.stderr_tail and (stalled or d.open_requests or end is not None):
         out.append("")
         out.append("Last stderr lines:")
         out.extend(f"{bullet}{code}{line}{code}" for line in d.stderr_tail)

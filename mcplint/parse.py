@@ -225,8 +225,9 @@ class Parser:
         """Parse a frame. The flag says the line is an incomplete JSON prefix (IO003)."""
         data = frame.data
         path, line = self.path, frame.line
-        if frame.kind is not None:
-            return _stamp(Record(path, line, frame.kind, data, error=frame.error), frame, frame.flags), False
+        if frame.kind is not None:  # a reader's own note may carry facts as ``msg`` (an exit, see readers)
+            msg = None if frame.msg is _UNSET else frame.msg
+            return _stamp(Record(path, line, frame.kind, data, msg=msg, error=frame.error), frame, frame.flags), False
         if frame.msg is not _UNSET:
             return _stamp(classify(path, line, data, frame.msg), frame, frame.flags), False
         if type(data) is bytes:

@@ -110,10 +110,10 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         session = envelope.get("session")
         common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
                       session=str(session) if session is not None else None)
-        if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit)
+        if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit), kept as ``msg``
             note = envelope.get("raw", "")
             yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
-                        observed=False, **common)
+                        observed=False, msg=envelope, **common)
             continue
         if envelope["dir"] == "stderr":
             raw = envelope.get("raw", envelope.get("text", ""))

@@ -59,7 +59,7 @@ def test_markdown_and_text():
 
 
 STALLS = {
-    "stall-server-crash.mcplog": ("transport", "only process output"),
+    "stall-server-crash.mcplog": ("transport", "crashed with a Python traceback (ModuleNotFoundError"),
     "stalled-initialize.mcplog": ("initialize_sent", "still busy"),
     "stall-version-rejected.mcplog": ("initialize_answered", "never sent notifications/initialized"),
     "stall-no-tools-capability.mcplog": ("initialized_sent", "did not declare the tools capability"),

@@ -57,6 +57,16 @@ def comment(line: int, text: str | bytes, **facts: Any) -> Frame:
     return Frame(line, text, kind=Kind.COMMENT, observed=False, **facts)
 
 
+def ended(line: int, text: str, event: str, source: str, *, status: int | None = None, signal: str | None = None,
+          by: str | None = None, **facts: Any) -> Frame:
+    """A host's log line saying how the server ended, as a comment carrying the facts in the shape of
+    ``mcplint capture``'s exit ``meta`` record (``mcplint diagnose`` reads them): ``event`` is "exit"
+    (the process ended) or "closed" (only the connection is known to have closed); ``by`` is
+    "client" when the host ended the session, "server" when the server's side did, else None."""
+    return comment(line, text, msg={"dir": "meta", "event": event, "raw": text, "status": status, "signal": signal,
+                                    "by": by, "source": source}, **facts)
+
+
 def unreadable(line: int, text: str, error: str) -> Frame:
     """A line the reader cannot interpret: reported (JR002, party capture), never dropped."""
     return Frame(line, text, kind=Kind.MALFORMED, flags=ENVELOPE, error=error)

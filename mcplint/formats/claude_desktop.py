@@ -22,6 +22,10 @@ Every era of the line layout is read::
 - Other time-stamped lines are the host's own log (comments). A line without the timestamp
   prefix is the server's raw stderr (``mcp-server-<name>.log`` interleaves it), attributed to
   the server of the last time-stamped line.
+- How the connection ended (``Server transport closed unexpectedly, this is likely due to the
+  process exiting early...``, ``Shutting down server...``, ``Client/Server transport closed``,
+  ``Server disconnected``) is a comment carrying the facts as ``msg`` (see
+  :func:`mcplint.formats._common.ended`); Claude logs no exit status.
 - Sessions are per server and per start: ``<server>#<n>``, a new start at each
   ``Initializing server...`` (or a second ``initialize`` request), so one ``mcp.log`` with
   several servers and restarts splits into one session each.
@@ -35,6 +39,7 @@ from collections.abc import Iterable, Iterator
 from mcplint.formats._common import (
     Starts,
     comment,
+    ended,
     js_depth,
     oversized,
     split_json,
@@ -59,6 +64,14 @@ VOCABULARY = ("Message from client: ", "Message from server: ", "Initializing se
               "Server disconnected", "Attempting to connect to MCP server ", "Connected to MCP server ",
               "Launching MCP Server")
 _WIRE_FLAGS = frozenset({"invalid_utf8"})
+#: Claude's lines about the end of a connection (the first one of a session tells the most):
+#: "unexpectedly" is Claude's guess that the process exited early; the plain lines also follow
+#: the host's own shutdown, so they say nothing about who ended it.
+ENDINGS = (("Server transport closed unexpectedly", dict(event="closed", by="server")),
+           ("Shutting down server", dict(event="exit", by="client")),
+           ("Client transport closed", dict(event="closed")),
+           ("Server transport closed", dict(event="closed")),
+           ("Server disconnected", dict(event="closed")))
 #: A metadata block is not followed over more lines than this.
 MAX_METADATA_LINES = 2000
 
@@ -157,6 +170,11 @@ def read_claude_desktop(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                 fragment = polluted.group(1) + ("..." if polluted.group(2) else "")
                 yield Frame(number, fragment, direction=Direction.S2C, ts=ts, t=timestamp(ts),
                             session=session or (starts.current(server) if server else None))
+                continue
+            ending = next((facts for marker, facts in ENDINGS if rest.startswith(marker)), None)
+            if ending is not None:
+                yield ended(number, text, source="Claude Desktop log", ts=ts, t=timestamp(ts), session=session,
+                            **ending)
                 continue
             yield comment(number, text, ts=ts, t=timestamp(ts), session=session)
             continue

@@ -21,7 +21,9 @@ given out (the first lines are held back until then, at most :data:`DECIDE_WITHI
 3. when nothing decides it, or the evidence conflicts, no direction is given (``observed=False``)
    and mcplint infers each message's direction as for plain JSON Lines.
 
-``read error:`` / ``write error:`` lines and the process's other output are comments. Old SDK
+``read error:`` / ``write error:`` lines and the process's other output are comments. ``read
+error: EOF`` says the other side closed the logging side's input (the client ended the session
+when the server logged it); it carries that as ``msg`` (see :func:`mcplint.formats._common.ended`). Old SDK
 versions wrote ``read error: ...`` without a newline, so a message can follow it on the same line.
 """
 
@@ -33,7 +35,7 @@ from collections.abc import Iterable, Iterator
 import orjson
 
 from mcplint import protocol
-from mcplint.formats._common import comment, oversized, timestamp
+from mcplint.formats._common import comment, ended, oversized, timestamp
 from mcplint.model import Direction
 from mcplint.parse import Frame, decode_line
 from mcplint.readers import InputFormat, register_format
@@ -43,6 +45,7 @@ DECIDE_WITHIN = 2000
 
 _LINE = re.compile(r"(?:(\d{4})/(\d\d)/(\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) )?(read|write): (?=[\[{])")
 _ERROR = re.compile(r"(?:\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? )?(?:(?:read|write) error: |LoggingTransport: failed)")
+_EOF = re.compile(r"(?:\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? )?read error: EOF\s*$")
 _GLUED = re.compile(r"(read|write): (?=[\[{])")
 _STARTERS = frozenset({"initialize", "server/discover"})
 _WIRE_FLAGS = frozenset({"invalid_utf8"})
@@ -101,7 +104,9 @@ def read_go_sdk(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         else:
             text, flags = decode_line(data)
             found = _message(text)
-            if found is None:
+            if found is None and _EOF.match(text):
+                frame, verb = ended(number, text, "closed", "Go SDK log"), "eof"
+            elif found is None:
                 frame, verb = comment(number, text), ""
             else:
                 ts, verb, body = found
@@ -130,6 +135,9 @@ def read_go_sdk(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
 
 def _directed(verb: str, frame: Frame, logger: str | None, observed: bool) -> Frame:
+    if verb == "eof":  # the logging side's input ended: the other side closed it
+        frame.msg["by"] = {"server": "client", "client": "server"}.get(logger)
+        return frame
     if verb and frame.kind is None:
         frame.direction = _direction(verb, logger)
         frame.observed = observed and frame.direction is not None

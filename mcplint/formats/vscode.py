@@ -17,6 +17,10 @@
 - Times are local time without a zone, kept as such (``2026-01-06T14:50:03.931``).
 - Sessions: ``<server>#<n>``, a new start at ``Starting server <name>`` / ``Connection state:
   Starting`` (consecutive markers count once) or at a second ``initialize`` request.
+- How the server ended (``Connection state: Error Process exited with code 1``, ``code null``
+  for a signal, ``Server exited before responding to `initialize` request.``, ``Connection
+  state: Stopped``, ``Stopping server <name>`` when VS Code stops it) is a comment carrying the
+  facts as ``msg`` (see :func:`mcplint.formats._common.ended`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from mcplint.formats._common import Starts, comment, oversized, timestamp
+from mcplint.formats._common import Starts, comment, ended, oversized, timestamp
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, decode_line
 from mcplint.readers import InputFormat, register_format
@@ -43,6 +47,8 @@ _START = re.compile(r"Starting server (?!from )(.+?)\s*$")
 _VOCABULARY = re.compile(r"Connection state: |Starting server |Stopping server |Waiting for server to respond"
                          r"|Discovered \d+ tools|\d{3} status (?:sending message|connecting) to ")
 _WIRE_FLAGS = frozenset({"invalid_utf8"})
+#: VS Code's line when the server's process exits with a non-zero code (null: killed by a signal).
+_EXITED = re.compile(r"Connection state: Error Process exited with code (-?\d+|null)")
 
 
 def _marker(rest: str) -> tuple[str, Direction | None] | None:
@@ -79,7 +85,9 @@ def read_vscode(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                     starts.start(server, lazy=True)
                 elif rest.startswith("Connection state: Starting"):
                     starts.start(server, lazy=True)
-            yield comment(number, text, ts=ts, t=timestamp(ts), session=starts.peek(server))
+            facts = dict(ts=ts, t=timestamp(ts), session=starts.peek(server))
+            ending = _ending(rest)
+            yield comment(number, text, **facts) if ending is None else ended(number, text, **ending, **facts)
             continue
         marker, direction = found
         body = rest[len(marker):]
@@ -91,6 +99,20 @@ def read_vscode(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         previous_stderr = False
         yield Frame(number, body, direction=direction, ts=ts, t=timestamp(ts), flags=flags & _WIRE_FLAGS,
                     session=starts.message(server, direction, body))
+
+
+def _ending(rest: str) -> dict | None:
+    """The exit facts of one of VS Code's own lines, or None when it says nothing about an end."""
+    exited = _EXITED.match(rest)
+    if exited is not None:
+        code = exited.group(1)
+        status = dict(status=None, signal="unknown") if code == "null" else dict(status=int(code))
+        return dict(event="exit", source="VS Code log", **status)
+    if rest.startswith(("Server exited before responding", "Connection state: Stopped")):
+        return dict(event="exit", source="VS Code log")
+    if rest.startswith("Stopping server"):
+        return dict(event="exit", source="VS Code log", by="client")
+    return None
 
 
 def sniff_vscode(head: list[str]) -> int:
