@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 
 import orjson
+import pytest
 
 from mcplint.engine import Engine
+from mcplint.rules.cancellation import GRACE_SECONDS
 from tests.ruledocs import run_transcript
 
 INIT = '# init 2025-06-18 C={"sampling":{}} S={"tools":{}}\n'
@@ -78,9 +80,8 @@ def test_cancel_of_pending_request_without_response_draws_nothing():
     assert lint(INIT + call(1) + cancel(1)) == []
 
 
-def test_race_within_grace_window_draws_nothing():
-    events = legacy((1, "c2s", tool_call(1)), (3, "c2s", cancelled(1)), (3.5, "s2c", answer(1)))
-    assert lint_capture(events) == []
+def test_cancel_of_pending_request_without_response_timed_draws_nothing():
+    assert lint_capture(legacy((1, "c2s", tool_call(1)), (3, "c2s", cancelled(1)))) == []
 
 
 def test_server_cancels_its_own_request():
@@ -190,6 +191,94 @@ def test_late_response_modern_is_error_must_not():
     (finding,) = lint_capture(events)
     assert (finding.code, finding.severity.value, finding.confidence) == ("CN006", "error", "low")
     assert "(MUST NOT)" in finding.spec and "basic/patterns/cancellation" in finding.spec_url
+
+
+def error(i, code, message):
+    return {"jsonrpc": "2.0", "id": i, "error": {"code": code, "message": message}}
+
+
+def progress(token, value):
+    return {"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": token, "progress": value}}
+
+
+def cn006(findings):
+    return [(f.severity.value, f.confidence) for f in findings if f.code == "CN006"]
+
+
+@pytest.mark.parametrize("gap,expected", [
+    (0.0, ("info", "low")), (0.5, ("info", "low")), (GRACE_SECONDS, ("info", "low")),
+    (GRACE_SECONDS + 0.1, ("warning", "low")), (30, ("warning", "low"))])
+def test_race_window_bounds_the_legacy_warning(gap, expected):
+    events = legacy((1, "c2s", tool_call(1)), (3, "c2s", cancelled(1)), (3 + gap, "s2c", answer(1)))
+    (finding,) = lint_capture(events)
+    assert (finding.severity.value, finding.confidence) == expected
+    if gap <= GRACE_SECONDS:
+        assert "race window" in finding.message and "crossed the cancellation" in finding.message
+
+
+@pytest.mark.parametrize("gap", [0.2, 1.5])
+def test_modern_race_window_is_info_then_error(gap):
+    events = [(1, "c2s", tool_call(1, modern=True)), (2, "c2s", cancelled(1)), (2 + gap, "s2c", answer(1))]
+    assert cn006(lint_capture(events)) == [("info", "low") if gap <= GRACE_SECONDS else ("error", "low")]
+
+
+@pytest.mark.parametrize("code,message", [
+    (-32800, "Request cancelled"), (0, "Request cancelled"), (-32603, "Operation canceled by client"),
+    (-32000, "CancelledError")])
+def test_error_saying_cancelled_is_warning_even_inside_the_race_window(code, message):
+    events = legacy((1, "c2s", tool_call(1)), (3, "c2s", cancelled(1)), (3.01, "s2c", error(1, code, message)))
+    (finding,) = lint_capture(events)
+    assert (finding.code, finding.severity.value, finding.confidence, finding.party) == (
+        "CN006", "warning", "high", "server")
+    assert "saying it was cancelled" in finding.message and "(SHOULD)" in finding.spec
+
+
+def test_error_saying_cancelled_without_timestamps_is_warning():
+    text = INIT + call(1) + cancel(1) + 'S→C {"jsonrpc":"2.0","id":1,"error":{"code":0,"message":"Request cancelled"}}\n'
+    assert cn006(lint(text)) == [("warning", "high")]
+
+
+def test_modern_error_saying_cancelled_is_error_must_not():
+    events = [(1, "c2s", tool_call(1, modern=True)), (2, "c2s", cancelled(1)),
+              (2.05, "s2c", error(1, -32800, "Request cancelled"))]
+    (finding,) = lint_capture(events)
+    assert (finding.severity.value, finding.confidence) == ("error", "high") and "(MUST NOT)" in finding.spec
+
+
+def test_other_error_inside_the_race_window_is_info():
+    events = legacy((1, "c2s", tool_call(1)), (3, "c2s", cancelled(1)), (3.2, "s2c", error(1, -32603, "boom")))
+    assert cn006(lint_capture(events)) == [("info", "low")]
+
+
+def test_error_naming_cancellation_without_a_cancel_is_not_cn006():
+    text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"Request cancelled"}}\n'
+    assert lint(text) == []
+
+
+@pytest.mark.parametrize("gap", [0.3, 40])
+def test_legacy_progress_after_cancel_is_info(gap):
+    call_ = tool_call(1)
+    call_["params"]["_meta"] = {"progressToken": "p1"}
+    events = legacy((1, "c2s", call_), (2, "s2c", progress("p1", 1)), (3, "c2s", cancelled(1)),
+                    (3 + gap, "s2c", progress("p1", 2)))
+    (finding,) = lint_capture(events)
+    assert (finding.code, finding.severity.value, finding.confidence, finding.line) == ("CN006", "info", "low", 7)
+    assert "should stop processing" in finding.message and "(SHOULD)" in finding.spec
+
+
+def test_legacy_progress_after_cancel_without_timestamps_is_info():
+    text = (INIT + call(1, extra=',"_meta":{"progressToken":"p1"}') + cancel(1)
+            + 'S→C {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1}}\n')
+    assert cn006(lint(text)) == [("info", "low")]
+
+
+def test_modern_progress_after_cancel_is_error_beyond_the_race_window():
+    call_ = tool_call(1, modern=True)
+    call_["params"]["_meta"] = {**META, "progressToken": "p1"}
+    events = [(1, "c2s", call_), (2, "c2s", cancelled(1)), (9, "s2c", progress("p1", 2))]
+    (finding,) = lint_capture(events)
+    assert finding.severity.value == "error" and "(MUST NOT)" in finding.spec
 
 
 def test_late_answer_by_client_to_server_request_blames_client():

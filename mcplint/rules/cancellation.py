@@ -13,12 +13,15 @@ from typing import Any
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, _alternate_key
 from mcplint.model import Direction, Kind, Record, Severity
-from mcplint.rules._base import NOTIFICATIONS, RESPONSES, Rule, fmt_id, params_of, rule
+from mcplint.rules._base import NOTIFICATIONS, RESPONSES, Rule, error_of, fmt_id, params_of, rule
 
 CANCELLED = "notifications/cancelled"
 _BEHAVIOR = "basic/utilities/cancellation §Behavior Requirements"
-#: Seconds within which a response and a cancellation crossing each other count as a race.
+#: The race window: a message for a request at most this many seconds after its cancellation (or
+#: a cancellation at most this long after the response) may have crossed it on the wire.
 GRACE_SECONDS = 1.0
+#: JSON-RPC error code "request cancelled" (LSP's RequestCancelled, used by some MCP SDKs).
+REQUEST_CANCELLED = -32800
 
 
 def cancel_target(record: Record, session) -> tuple[bool, Any, RequestEntry | None]:
@@ -35,6 +38,16 @@ def cancel_target(record: Record, session) -> tuple[bool, Any, RequestEntry | No
 def cancels_task(record: Record, entry: RequestEntry | None) -> bool:
     """A 2025-11-25 cancellation of a request that already became a task (CN004's case)."""
     return entry is not None and entry.task and record.revision == protocol.V2025_11_25
+
+
+def says_cancelled(record: Record) -> bool:
+    """An error response that names the cancellation: code -32800, or a message about it
+    (the Python SDK answers ``{"code": 0, "message": "Request cancelled"}``)."""
+    error = error_of(record) if record.kind is Kind.ERROR else None
+    if not isinstance(error, dict):
+        return False
+    message = error.get("message")
+    return error.get("code") == REQUEST_CANCELLED or (isinstance(message, str) and "cancel" in message.lower())
 
 
 def seconds_between(earlier: Record | None, later: Record) -> float | None:
@@ -164,7 +177,7 @@ class CancelMissingRequestId(CancelRule):
 
 @rule
 class ResponseAfterCancel(Rule):
-    """Checks for responses (2026-07-28: any message) sent for a request after its cancellation."""
+    """Checks for responses (and progress) sent for a request after its cancellation."""
 
     code, name = "CN006", "response-after-cancel"
     severity, level, spec = Severity.WARNING, "SHOULD", _BEHAVIOR
@@ -174,30 +187,45 @@ class ResponseAfterCancel(Rule):
     hint = "Stop work on a cancelled request and send nothing more for it."
 
     def check(self, record, session):
-        if record.direction is None:
+        entry = self._cancelled_request(record, session)
+        if entry is None:
             return
+        gap = seconds_between(entry.cancel, record)
+        when = f"{gap:.1f} s after its cancellation" if gap is not None and gap >= 0 else "after its cancellation"
+        about = f"{fmt_id(entry.record.id)} ({entry.record.method!r})"
+        modern = record.revision in protocol.MODERN
+        # legacy: receivers SHOULD not answer; 2026-07-28: MUST NOT send any further message for it
+        breach = {"severity": Severity.ERROR, "level": "MUST NOT"} if modern else {}
+        related = [(entry.record, "request"), (entry.cancel, "cancellation")]
         if record.kind is Kind.NOTIFICATION:
-            if record.revision not in protocol.MODERN:
-                return  # legacy revisions only ask not to *answer* a cancelled request
+            what = f"Progress for request {about} was sent {when}"
+        elif says_cancelled(record):  # answered *because of* the cancellation: no race
+            yield self.report(record, f"Request {about} was answered {when} with an error saying it was "
+                                      "cancelled; a cancelled request gets no response",
+                              confidence="high", related=related, **breach)
+            return
+        else:
+            what = f"Request {about} was answered {when}"
+        if record.kind is Kind.NOTIFICATION and not modern:  # legacy revisions forbid only the response
+            yield self.report(record, f"{what}: the receiver should stop processing a cancelled request",
+                              severity=Severity.INFO, related=related)
+        elif gap is None or gap <= GRACE_SECONDS:
+            why = ("no timestamps: it may have crossed the cancellation" if gap is None
+                   else "within the race window: it probably crossed the cancellation")
+            yield self.report(record, f"{what} ({why}); the canceller should ignore it",
+                              severity=Severity.INFO, related=related)
+        else:
+            yield self.report(record, what, related=related, **breach)
+
+    @staticmethod
+    def _cancelled_request(record: Record, session) -> RequestEntry | None:
+        """The cancelled request that ``record`` answers or reports progress for."""
+        if record.direction is None:
+            return None
+        if record.kind is Kind.NOTIFICATION:
             entry = record.target.live
         else:
             entry = session.find_request(record.direction.other, record.id)
-        if entry is None or entry.cancel is None:
-            return
-        if entry.record.method == "initialize":
-            return  # cancelling initialize is void (LC014); the server must still answer it
-        gap = seconds_between(entry.cancel, record)
-        if gap is not None and gap <= GRACE_SECONDS:
-            return  # the response and the cancellation crossed each other
-        modern = record.revision in protocol.MODERN
-        related = [(entry.record, "request"), (entry.cancel, "cancellation")]
-        what = (f"Progress for request {fmt_id(entry.record.id)} ({entry.record.method!r}) was sent"
-                if record.kind is Kind.NOTIFICATION else
-                f"Request {fmt_id(record.id)} ({entry.record.method!r}) was answered")
-        if gap is None:
-            yield self.report(record, f"{what} after its cancellation (no timestamps: this may be a race)",
-                              severity=Severity.INFO, related=related)
-            return
-        yield self.report(record, f"{what} {gap:.1f} s after its cancellation",
-                          severity=Severity.ERROR if modern else None, related=related,
-                          level="MUST NOT" if modern else None)
+        if entry is None or entry.cancel is None or entry.record.method == "initialize":
+            return None  # cancelling initialize is void (LC014): the server must still answer it
+        return entry
