@@ -9,15 +9,19 @@ image/audio ``data`` and resource ``blob`` is TL015's; the capability gate is CA
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, Rule, Tracker, params_of, rule, tracker,
+    NOTIFICATIONS, REQUESTS, Rule, Tracker, fmt_id, params_of, rule, tracker,
 )
-from mcplint.rules._feature_helpers import a, final_result, listing, shown
+from mcplint.rules._feature_helpers import (
+    a, error_message, final_result, item_error_code, listing, says_not_found, shown,
+)
+from mcplint.rules.capabilities import about_item
 from mcplint.rules.resources import resource_contents_problems
 
 _ERRORS = "server/prompts §Error Handling"
@@ -76,6 +80,17 @@ def required_arguments(prompt: dict) -> list[str]:
             and arg.get("required") is True] if isinstance(arguments, list) else []
 
 
+def missing_arguments(prompt: dict, request: Record | None) -> list[str]:
+    """The prompt's required arguments that ``request`` does not give."""
+    given = params_of(request).get("arguments") if request is not None else None
+    given = given if isinstance(given, dict) else {}
+    return [name for name in required_arguments(prompt) if name not in given]
+
+
+def argument_list(missing: list[str]) -> str:
+    return f"argument{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))}"
+
+
 # -- PM001 -----------------------------------------------------------------------------------
 @rule
 class PromptUnknownNameAccepted(Rule):
@@ -119,13 +134,10 @@ class PromptMissingRequiredArgument(Rule):
         prompt = catalog.prompts.get(prompt_name(request))
         if record.direction is not Direction.S2C or prompt is None or final_result(record) is None:
             return  # unknown prompt, or a 2026-07-28 input_required answer that may ask for the argument
-        given = params_of(request).get("arguments")
-        given = given if isinstance(given, dict) else {}
-        missing = [name for name in required_arguments(prompt) if name not in given]
+        missing = missing_arguments(prompt, request)
         if missing:
             yield self.report(record, f"prompts/get of {shown(prompt['name'])} lacks the required "
-                                      f"argument{'s' if len(missing) > 1 else ''} "
-                                      f"{', '.join(map(repr, missing))} but was answered with success",
+                                      f"{argument_list(missing)} but was answered with success",
                               confidence="low" if catalog.stale else None,
                               related=[(request, "request")])
 
@@ -239,3 +251,79 @@ class PromptMessageContent(Rule):
                           level=None if worst == 2 else "MUST",
                           related=[(record.request, "request")])
 
+
+
+# -- PM005 -----------------------------------------------------------------------------------
+_UNKNOWN_PROMPT = re.compile(
+    r"(?i)\b(unknown|invalid|no such|nonexistent|non-existent|unrecognized|undefined|unregistered)"
+    r"[ _-]prompt\b(?![ _-]*(arguments?|args?|params?|parameters?|input|template|content|messages?))"
+    r"|\bprompt[ _-](not[ _-]found|does ?n[o']t exist)"
+    r"|\bprompt\s+(named\s+)?['\"`]?[\w./:-]+['\"`]?\s+(was\s+)?(not found|does ?n[o']t exist"
+    r"|is not (registered|defined|available))"
+    r"|\bno prompt (named|called|with (the )?name)\b"
+    r"|\b(could not|couldn't|cannot|can't|unable to) find (the )?prompt\b")
+_MISSING_ARGUMENTS = re.compile(
+    r"(?i)\bmissing\b[^.;\n]{0,30}?\b(arguments?|args?|params?|parameters?)\b"
+    r"|\b(arguments?|args?|parameters?)\b[^.;\n]{0,40}?\b(is|are) (required|missing)\b"
+    r"|\brequired (arguments?|args?|params?|parameters?)\b[^.;\n]{0,40}?"
+    r"\b(missing|not (provided|given|supplied|set))\b")
+
+
+def refusal_cause(record: Record, session) -> tuple[str, bool] | None:
+    """Why a ``prompts/get`` was refused, when that is an unknown prompt or missing arguments:
+    ``(phrase, certain)`` from the prompt list, else from the error message; None when unknown.
+    The phrase follows the prompt's name in a finding's message."""
+    request, message = record.request, error_message(record)
+    name = prompt_name(request)
+    catalog = PromptTracker.of(session)
+    prompt = catalog.prompts.get(name) if name is not None else None
+    if name is not None and prompt is None and catalog.current:
+        named = bool(_UNKNOWN_PROMPT.search(message)) or (name in message and says_not_found(message))
+        return ", which is not in the complete prompt list,", named
+    missing = missing_arguments(prompt, request) if prompt is not None else []
+    if missing:
+        return f" without the required {argument_list(missing)}", not catalog.stale
+    if _MISSING_ARGUMENTS.search(message):
+        return f", which lacks arguments by the error message ({shown(message, 60)}),", True
+    if _UNKNOWN_PROMPT.search(message):
+        return f", which the error message calls unknown ({shown(message, 60)}),", bool(name) and name in message
+    return None
+
+
+@rule
+class PromptErrorCode(Rule):
+    """Checks that `prompts/get` of an unknown prompt or without required arguments is refused with -32602."""
+
+    code, name = "PM005", "prompt-error-code"
+    severity, level, spec = Severity.WARNING, "SHOULD", _ERRORS
+    party = "server"
+    kinds = frozenset({Kind.ERROR})
+    methods = _GET
+    answers = frozenset({"ok"})
+    hint = ("Refuse prompts/get of an unknown prompt or without a required argument with -32602 "
+            "(Invalid params); keep -32603 for internal errors.")
+    #: the request never reached the prompt lookup (parse error, 2026-07-28 envelope errors)
+    _skip = frozenset({-32700, -32020, -32021, -32022})
+
+    def check(self, record, session):
+        code = item_error_code(record, session, self._skip)
+        if code is None or code == -32602:
+            return
+        name = prompt_name(record.request)
+        label = shown(name) if name is not None else "a prompt"
+        related = [(record.request, "request")]
+        cause = refusal_cause(record, session)
+        if cause is not None:
+            phrase, certain = cause
+            yield self.report(record, f"prompts/get of {label}{phrase} was refused with code {fmt_id(code)} "
+                                      "instead of -32602 (Invalid params)",
+                              confidence=None if certain else "low", related=related)
+        elif code >= 0 or (code == -32600 and about_item(record.request, error_message(record))) \
+                or code == -32601:  # -32601 reaches here only about the prompt of a declared capability
+            what = ("not a standard JSON-RPC error code" if code >= 0 else
+                    "although the message is about the prompt, not the request or the method")
+            yield self.report(record, f"prompts/get of {label} failed with code {fmt_id(code)}, {what}: "
+                                      "an unknown prompt or a missing argument is -32602, an internal "
+                                      "error -32603", severity=Severity.INFO, confidence="low",
+                              related=related, hint="Answer prompts/get failures with standard JSON-RPC "
+                                                    "codes: -32602 (Invalid params), -32603 (Internal error).")
