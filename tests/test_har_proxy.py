@@ -23,9 +23,12 @@ PARTS = [b"event: message\ndata: {\"a\": \"\xc3\xa9\"}\n\n", b"data: 2\n\n", b"d
 
 
 async def _streaming(scope, receive, send) -> None:
-    """Upstream: three SSE events 50 ms apart (multi-byte UTF-8 included); an empty answer on /empty."""
+    """Upstream: three SSE events 50 ms apart (multi-byte UTF-8 included); an empty answer on /empty;
+    no answer at all on /hang."""
     if scope["type"] != "http":
         return
+    if scope["path"] == "/hang":
+        await anyio.sleep(30)
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"text/event-stream")]})
     for part in [] if scope["path"] == "/empty" else PARTS:
@@ -52,3 +55,25 @@ def test_chunks_are_timed_in_arrival_order(tmp_path):
     times = [datetime.fromisoformat(c["ts"].replace("Z", "+00:00")) for c in chunks]
     assert times == sorted(times) and (times[-1] - times[0]).total_seconds() >= 0.08
     assert empty["response"]["_chunks"] == []
+
+
+def test_request_left_unanswered_is_recorded(tmp_path):
+    """A client that gives up before the upstream sends headers, and one still waiting at shutdown:
+    both exchanges are entries with status 0 and an error, as devtools record them."""
+    import threading
+
+    with serve(_streaming) as upstream:
+        recorder = Recorder(upstream)
+        with serve(recorder) as proxy:
+            with httpx2.Client(timeout=0.3) as client, pytest.raises(httpx2.TimeoutException):
+                client.get(proxy + "/hang")
+            waiting = threading.Thread(target=lambda: httpx2.get(proxy + "/hang?at=shutdown", timeout=10),
+                                       daemon=True)
+            waiting.start()
+            anyio.run(anyio.sleep, 0.5)
+    har = json.loads(recorder.write(tmp_path / "x.har").read_text(encoding="utf-8"))
+    gave_up, at_shutdown = har["log"]["entries"]
+    assert at_shutdown["request"]["url"].endswith("/hang?at=shutdown")
+    for entry in (gave_up, at_shutdown):
+        assert entry["response"]["status"] == 0 and entry["response"]["_error"].startswith("net::ERR_ABORTED")
+        assert entry["response"]["_chunks"] == []

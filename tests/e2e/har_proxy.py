@@ -39,6 +39,21 @@ def _pairs(items) -> list[dict[str, str]]:
     return [{"name": k, "value": v} for k, v in items]
 
 
+async def _answer_or_disconnect(client, request, receive):
+    """The upstream's streamed answer, or None when the client disconnects before its headers come."""
+    answer: list = []
+    async with anyio.create_task_group() as group:
+        async def watch() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        answer.append(await client.send(request, stream=True))
+        group.cancel_scope.cancel()
+    return answer[0] if answer else None
+
+
 class Recorder:
     """ASGI reverse proxy recording every exchange as a HAR entry."""
 
@@ -81,12 +96,19 @@ class Recorder:
         async with httpx2.AsyncClient(timeout=None) as client:
             request = client.build_request(method, self.upstream + path, headers=forwarded, content=body or None)
             try:
-                response = await client.send(request, stream=True)
+                response = await _answer_or_disconnect(client, request, receive)
+            except anyio.get_cancelled_exc_class():  # shut down while the upstream had not answered
+                self.entries.append((started, self._entry(method, scope, path, headers, body, 0, "", [], b"", started,
+                                                          started, time.time(), "net::ERR_ABORTED (no answer)", [])))
+                raise
             except Exception as exc:  # the upstream is gone: answer 502 and record it
-                error = f"upstream error: {exc!r}"
+                response, error = None, f"upstream error: {exc!r}"
                 await send({"type": "http.response.start", "status": 502, "headers": []})
                 await send({"type": "http.response.body", "body": b""})
             else:
+                if response is None:  # the client went away before the upstream answered (status 0, as devtools)
+                    error = "net::ERR_ABORTED (no answer)"
+            if response is not None:
                 first_byte = time.time()
                 status, status_text = response.status_code, response.reason_phrase
                 answer_headers = list(response.headers.multi_items())
