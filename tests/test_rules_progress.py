@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mcplint.api import lint_lines
 from tests.ruledocs import run_transcript
 
 INIT = '# init 2025-06-18 C={} S={"tools":{}}\n'
@@ -131,3 +132,43 @@ def test_modern_findings_cite_patterns_page():
     (finding,) = pr(text)
     assert finding.code == "PR005"
     assert "basic/patterns/progress" in finding.spec_url and "2026-07-28" in finding.spec
+
+
+# -- PR003 without directions (plain JSON Lines) -------------------------------------------------
+def lint_jsonl(*lines):
+    handshake = [
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}',
+        '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},'
+        '"serverInfo":{"name":"s","version":"1"}}}',
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    ]
+    findings = lint_lines([*handshake, *lines], "<jsonl>", input_format="jsonl")
+    return [f for f in findings if f.code.startswith("PR")]
+
+
+PROGRESS = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}'
+
+
+def test_unknown_token_of_unknown_sender_is_pr003():
+    call_ = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":"p1"}}}'
+    (finding,) = lint_jsonl(call_, PROGRESS % '"zzz"')
+    assert (finding.code, finding.line, finding.direction, finding.party, finding.severity.value) == (
+        "PR003", 5, None, None, "error")
+    assert finding.confidence == "high" and "either side" in finding.message
+
+
+def test_unknown_token_without_any_request_token_is_pr003():
+    assert [(f.code, f.line) for f in lint_jsonl(PROGRESS % "7")] == [("PR003", 4)]
+
+
+def test_known_token_of_inferred_sender_is_fine():
+    call_ = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":"p1"}}}'
+    assert lint_jsonl(call_, PROGRESS % '"p1"') == []
+
+
+def test_token_of_both_sides_leaves_the_sender_open():
+    call_ = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":"p"}}}'
+    ask = ('{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,'
+           '"_meta":{"progressToken":"p"}}}')
+    assert [f for f in lint_jsonl(call_, ask, PROGRESS % '"p"') if f.code == "PR003"] == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcplint.analyzer import progress_token
-from mcplint.model import Kind, Severity, id_key
+from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
 
 PROGRESS = "notifications/progress"
@@ -107,9 +107,27 @@ class ProgressUnknownToken(ProgressRule):
 
     def check(self, record, session):
         ref = record.target
-        if ref is None or ref.live is not None or ref.finished is not None:
+        if ref is None:
+            return self._unknown_to_both(record, session) if record.direction is None else ()
+        if ref.live is not None or ref.finished is not None:
             return ()
         return self._unknown(record, session, ref)
+
+    def _unknown_to_both(self, record, session):
+        """A notification of unknown sender (plain JSON Lines) is wrong whoever sent it when no
+        request of either side carried its token (a token of one side would have set the direction)."""
+        params = params_of(record)
+        if "progressToken" not in params:
+            return
+        token = params["progressToken"]
+        key = id_key(token)
+        tables = [table[side] for table in (session.tokens, session.finished_tokens) for side in Direction]
+        if any(key in table for table in tables):
+            return  # tokens of both sides: who sent it, and whether that is right, stays open
+        partial = session.midstream or any(table.evicted > 0 for table in tables)
+        yield self.report(record, f"Progress token {fmt_id(token)} was not issued in any request of either "
+                                  "side (the capture does not say who sent this notification)",
+                          confidence="low" if partial else None)
 
     def _unknown(self, record, session, ref):
         key = id_key(ref.token)
