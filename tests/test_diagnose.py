@@ -131,3 +131,328 @@ def test_sessions_with_problems_beyond_the_cap_are_counted_too(monkeypatch, tmp_
     assert result.output.count(" — session ") == 1
     assert "3 more session(s) not listed: 2 with nothing to report, 1 stopped after 'initialize sent'" \
         in result.output
+
+
+# -- how the server ended ----------------------------------------------------------------------
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+INIT_OK = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                                 "serverInfo": {"name": "s", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+LIST_OK = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}
+CALL = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+CALL_OK = {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "ok"}]}}
+STAGES = ("initialize", "tools/list", "tools/call")
+PYTHON_CRASH = ["Traceback (most recent call last):", '  File "/srv/app/server.py", line 9, in handle',
+                "    raise ValueError('boom')", "ValueError: boom"]
+NODE_CRASH = ["/srv/app/index.js:12", "    throw new Error('boom');", "    ^", "",
+              "TypeError: Cannot read properties of undefined (reading 'city')",
+              "    at handle (/srv/app/index.js:12:11)", "    at process.processTicksAndRejections (node:internal)",
+              "", "Node.js v20.11.0"]
+GO_CRASH = ["panic: runtime error: invalid memory address or nil pointer dereference",
+            "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]", "",
+            "goroutine 7 [running]:", "main.handle(...)", "\t/srv/app/main.go:42 +0x1c", "exit status 2"]
+
+
+def exchange(stage):
+    """(dir, message) pairs of a session that waits for the server's answer to ``stage``."""
+    steps = [("c2s", INIT)]
+    if stage != "initialize":
+        steps += [("s2c", INIT_OK), ("c2s", INITIALIZED), ("c2s", LIST)]
+    if stage == "tools/call":
+        steps += [("s2c", LIST_OK), ("c2s", CALL)]
+    if stage == "answered":
+        steps += [("s2c", LIST_OK), ("c2s", CALL), ("s2c", CALL_OK)]
+    return steps
+
+
+def write_capture(tmp_path, steps, stderr=(), meta=()):
+    """A canonical capture: the messages, then stderr, then ``meta`` records (mcplint capture's end)."""
+    lines = [{"dir": d, "raw": orjson.dumps(m).decode()} for d, m in steps]
+    lines += [{"dir": "stderr", "raw": text} for text in stderr]
+    lines += [{"dir": "meta", **fields} for fields in meta]
+    for n, line in enumerate(lines):
+        line["ts"] = f"2026-12-02T10:00:{n:02d}.000Z"
+    path = tmp_path / "end.mcplog"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return str(path)
+
+
+def write_lines(tmp_path, name, lines):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def exit_meta(text, status=None, signal=None):
+    return {"event": "exit", "raw": text, "status": status, "signal": signal, "steps": []}
+
+
+def pending_line(steps):
+    return len(steps)  # the unanswered request is the last message, one per line from line 1
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_capture_exit_status_before_an_answer(tmp_path, stage):
+    steps = exchange(stage)
+    path = write_capture(tmp_path, steps, ["fatal: config file missing"],
+                         [exit_meta("server exited with status 3 on its own while stdin was open", status=3)])
+    (d,) = diagnose(path)
+    assert d["suspect"] == f"The server exited (status 3) before answering {stage} (line {pending_line(steps)})."
+    assert "still busy" not in d["suspect"] and "never answered" not in d["suspect"]
+    end = d["exit"]
+    assert (end["status"], end["signal"], end["line"], end["source"], end["by"]) == \
+        (3, None, len(steps) + 2, "capture meta", None)
+    assert end["verdict"] == d["suspect"] and "read its stderr" in d["fix"]
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_capture_killed_by_signal_before_an_answer(tmp_path, stage):
+    steps = exchange(stage)
+    path = write_capture(tmp_path, steps, meta=[exit_meta("server was killed by SIGKILL on its own while stdin was open",
+                                                          signal="SIGKILL")])
+    (d,) = diagnose(path)
+    assert d["suspect"] == f"The server was killed by SIGKILL before answering {stage} (line {pending_line(steps)})."
+    assert d["exit"]["signal"] == "SIGKILL" and d["exit"]["status"] is None
+    assert "OOM killer" in d["fix"]
+
+
+@pytest.mark.parametrize("text, signal", [
+    ("server exited with status 0 after stdin closed", None),
+    ("server was killed by SIGTERM after stdin closed (no exit within 2s, sent SIGTERM)", "SIGTERM"),
+    ("server exited with status 0 after mcplint capture received SIGINT (forwarded SIGINT)", None),
+])
+def test_client_ended_the_session_is_no_crash(tmp_path, text, signal):
+    steps = exchange("tools/call")
+    path = write_capture(tmp_path, steps, meta=[exit_meta(text, status=None if signal else 0, signal=signal)])
+    (d,) = diagnose(path)
+    assert d["suspect"].startswith("A tool call was never answered.")
+    assert f"The client ended the session (line {len(steps) + 1}: {text}) while tools/call (line 6) was still open: " \
+           "a stall, not a crash." in d["suspect"]
+    assert d["exit"]["by"] == "client" and "exited (status" not in d["suspect"]
+
+
+@pytest.mark.parametrize("text", ["server exited with status 0 after stdin closed",
+                                  "server exited with status 0 on its own while stdin was open"])
+def test_normal_exit_after_everything_was_answered_changes_nothing(tmp_path, text):
+    path = write_capture(tmp_path, exchange("answered"), meta=[exit_meta(text, status=0)])
+    (d,) = diagnose(path)
+    assert d["suspect"] == "The session reached tool results; nothing in the lifecycle is stuck."
+    assert not d["notes"] and not d["open_requests"]
+    assert d["exit"]["status"] == 0 and d["exit"]["verdict"] is None
+    output = CliRunner().invoke(main, ["diagnose", path]).output
+    assert "Ended:" not in output and "Last stderr lines" not in output
+
+
+def test_crash_with_nothing_left_to_answer_is_a_note(tmp_path):
+    path = write_capture(tmp_path, exchange("answered"), PYTHON_CRASH,
+                         [exit_meta("server exited with status 1 on its own while stdin was open", status=1)])
+    (d,) = diagnose(path)
+    assert d["suspect"] == "The session reached tool results; nothing in the lifecycle is stuck."
+    assert d["notes"] == ["line 12: The server exited (status 1) with nothing left to answer; its stderr ends in a "
+                          "Python traceback (ValueError: boom)."]
+
+
+def test_exit_after_an_answered_stage_stops_the_session(tmp_path):
+    path = write_capture(tmp_path, [("c2s", INIT), ("s2c", INIT_OK)],
+                         meta=[exit_meta("server exited with status 1 on its own while stdin was open", status=1)])
+    (d,) = diagnose(path)
+    assert d["last_stage"] == "initialize_answered"
+    assert d["suspect"] == ("The server exited (status 1) after 'initialize answered', with nothing left to answer: "
+                            "the session could not go on.")
+
+
+def test_capture_could_not_start_the_server(tmp_path):
+    path = write_capture(tmp_path, [], meta=[{"event": "error", "raw": "could not start 'weather-mcp': No such file "
+                                                                       "or directory", "command": ["weather-mcp"]}])
+    (d,) = diagnose(path)
+    assert d["suspect"] == ("The server never started (line 1: could not start 'weather-mcp': No such file or "
+                            "directory).")
+    assert d["exit"]["event"] == "never started" and "PATH" in d["fix"]
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("crash, report", [
+    (PYTHON_CRASH, "a Python traceback (ValueError: boom)"),
+    (NODE_CRASH, "a Node.js error (TypeError: Cannot read properties of undefined (reading 'city'))"),
+    (GO_CRASH, "a Go panic (runtime error: invalid memory address or nil pointer dereference)"),
+])
+def test_stderr_ending_in_a_crash_report(tmp_path, stage, crash, report):
+    steps = exchange(stage)
+    (d,) = diagnose(write_capture(tmp_path, steps, ["INFO:app:handling request", *crash]))
+    assert d["suspect"] == f"The server crashed with {report} before answering {stage} (line {pending_line(steps)})."
+    assert d["exit"]["event"] == "crash" and d["exit"]["source"] == "stderr"
+    assert d["exit"]["traceback"]["runtime"] in report and "crash report" in d["fix"]
+
+
+def test_crash_report_and_exit_status_together(tmp_path):
+    steps = exchange("tools/call")
+    path = write_capture(tmp_path, steps, PYTHON_CRASH,
+                         [exit_meta("server exited with status 1 on its own while stdin was open", status=1)])
+    (d,) = diagnose(path)
+    assert d["suspect"] == ("The server exited (status 1) before answering tools/call (line 6); its stderr ends in a "
+                            "Python traceback (ValueError: boom).")
+    assert d["exit"]["traceback"] == {"runtime": "Python", "line": 10, "exception": "ValueError: boom"}
+    output = CliRunner().invoke(main, ["diagnose", path]).output
+    assert "Ended: line 11 (capture meta): server exited with status 1 on its own while stdin was open" in output
+    assert "Crash report: line 10 (Python): ValueError: boom" in output
+    assert "Last stderr lines:\n  7: Traceback (most recent call last):" in output
+
+
+@pytest.mark.parametrize("after", [
+    [("s2c", LIST_OK)],  # the server answered after the traceback: it was alive
+])
+def test_a_traceback_followed_by_server_traffic_is_no_crash(tmp_path, after):
+    lines = [orjson.dumps({"ts": "2026-12-02T10:00:00Z", "dir": d, "raw": orjson.dumps(m).decode()}).decode()
+             for d, m in exchange("tools/list")]
+    lines += [orjson.dumps({"ts": "2026-12-02T10:00:01Z", "dir": "stderr", "raw": t}).decode() for t in PYTHON_CRASH]
+    lines += [orjson.dumps({"ts": "2026-12-02T10:00:02Z", "dir": d, "raw": orjson.dumps(m).decode()}).decode()
+              for d, m in after + [("c2s", CALL)]]
+    (d,) = diagnose(write_lines(tmp_path, "alive.mcplog", lines))
+    assert d["exit"] is None and d["suspect"] == "A tool call was never answered."
+
+
+def test_a_traceback_followed_by_log_lines_is_no_crash(tmp_path):
+    (d,) = diagnose(write_capture(tmp_path, exchange("tools/call"), [*PYTHON_CRASH, "INFO:app:retrying in 5 s"]))
+    assert d["exit"] is None and d["suspect"] == "A tool call was never answered."
+
+
+@pytest.mark.parametrize("lines, exception", [
+    (PYTHON_CRASH, "ValueError: boom"),
+    (["Traceback (most recent call last):", '  File "a.py", line 1, in <module>', "KeyError: 'x'", "",
+      "During handling of the above exception, another exception occurred:", "",
+      "Traceback (most recent call last):", '  File "a.py", line 3, in <module>', "RuntimeError: config"],
+     "RuntimeError: config"),
+    (["  + Exception Group Traceback (most recent call last):", '  |   File "a.py", line 1, in <module>',
+      "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)", "  +-+---------------- 1 ----------------",
+      "    | Traceback (most recent call last):", '    |   File "a.py", line 5, in run',
+      "    | ConnectionError: upstream refused", "    +------------------------------------"],
+     "ConnectionError: upstream refused"),
+    (['  File "/srv/app/server.py", line 3', "    def f(", "         ^", "SyntaxError: '(' was never closed"],
+     "SyntaxError: '(' was never closed"),
+    (["Traceback (most recent call last):", '  File "a.py", line 1, in <module>',
+      "pydantic_core._pydantic_core.ValidationError: 1 validation error for Settings", "api_key",
+      "  Field required [type=missing, input_value={}, input_type=dict]"],
+     "pydantic_core._pydantic_core.ValidationError: 1 validation error for Settings"),
+    (NODE_CRASH, "TypeError: Cannot read properties of undefined (reading 'city')"),
+    (["Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /srv/app/index.js",
+      "    at packageResolve (node:internal/modules/esm/resolve:854:9) {", "  code: 'ERR_MODULE_NOT_FOUND'", "}", "",
+      "Node.js v20.11.0"], "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /srv/app/index.js"),
+    (["fatal error: all goroutines are asleep - deadlock!", "", "goroutine 1 [chan receive]:"],
+     "fatal error: all goroutines are asleep - deadlock!"),
+    (["Error: could not reach api.example.com", "INFO server ready"], None),  # no stack: not a crash report
+    (["Traceback (most recent call last):", '  File "a.py", line 1', "ValueError: x", "2026-12-02 10:00:01 INFO ok"],
+     None),
+    (["ERROR:app:request failed", "WARNING:app:retrying"], None),
+])
+def test_crash_reports_are_read_to_their_last_exception(lines, exception):
+    from mcplint.diagnose import CrashWatch
+
+    watch = CrashWatch()
+    for number, text in enumerate(lines, 1):
+        watch.feed(number, text)
+    assert (watch.crash or {}).get("exception") == exception
+
+
+def test_crash_report_is_masked(tmp_path):
+    secret = "sk-ant-api03-" + "A" * 40
+    (d,) = diagnose(write_capture(tmp_path, exchange("tools/call"),
+                                  ["Traceback (most recent call last):", '  File "/Users/sam/app/server.py", line 9',
+                                   f"PermissionError: token {secret} rejected for /Users/sam/notes"]))
+    assert secret not in orjson.dumps(d).decode() and "PermissionError" in d["suspect"]
+    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown", str(tmp_path / "end.mcplog")]).output
+    assert secret not in markdown and "/Users/sam/" not in markdown and "Crash report:" in markdown
+
+
+def test_modern_session_request_owed_at_exit(tmp_path):
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    path = write_capture(tmp_path, [("c2s", discover)],
+                         meta=[exit_meta("server exited with status 1 on its own while stdin was open", status=1)])
+    (d,) = diagnose(path)
+    assert d["era"] == "modern"
+    assert d["suspect"] == "The server exited (status 1) before answering server/discover (line 1)."
+
+
+# host logs: each host's exit line, at each stage
+def vscode_log(steps, tail):
+    marker = {"c2s": "[editor -> server]", "s2c": "[server -> editor]"}
+    return ["2026-01-06 14:50:03.120 [info] Starting server weather",
+            *(f"2026-01-06 14:50:03.{n:03d} [debug] {marker[d]} {orjson.dumps(m).decode()}"
+              for n, (d, m) in enumerate(steps)),
+            *(f"2026-01-06 14:50:04.000 [{level}] {text}" for level, text in tail)]
+
+
+def claude_log(steps, tail):
+    who = {"c2s": "client", "s2c": "server"}
+    return ["2025-06-23T03:35:12.004Z [weather] [info] Initializing server...",
+            *(f"2025-06-23T03:35:12.{n:03d}Z [weather] [info] Message from {who[d]}: {orjson.dumps(m).decode()}"
+              for n, (d, m) in enumerate(steps)),
+            *(f"2025-06-23T03:35:13.000Z [weather] [info] {text}" for text in tail)]
+
+
+def go_server_log(steps, tail):
+    verb = {"c2s": "read", "s2c": "write"}  # the server logged: it reads what the client sends
+    return [f"{verb[d]}: {orjson.dumps(m).decode()}" for d, m in steps] + tail
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_vscode_exit_lines(tmp_path, stage):
+    steps = exchange(stage)
+    request = pending_line(steps) + 1  # after "Starting server"
+    stderr = [("warning", f"[server stderr] {line}") for line in PYTHON_CRASH]
+    (d,) = diagnose(write_lines(tmp_path, "exit.log", vscode_log(steps, [
+        *stderr, ("info", "Connection state: Error Process exited with code 1")])))
+    assert d["suspect"] == (f"The server exited (status 1) before answering {stage} (line {request}); its stderr ends "
+                            "in a Python traceback (ValueError: boom).")
+    assert (d["exit"]["source"], d["exit"]["status"], d["exit"]["line"]) == ("VS Code log", 1, request + 5)
+
+    (d,) = diagnose(write_lines(tmp_path, "killed.log", vscode_log(steps, [
+        ("info", "Connection state: Error Process exited with code null"),
+        ("error", "Server exited before responding to `initialize` request.")])))
+    assert d["suspect"] == f"The server was killed by a signal before answering {stage} (line {request})."
+
+    (d,) = diagnose(write_lines(tmp_path, "stopped.log", vscode_log(steps, [
+        ("info", "Stopping server weather"), ("info", "Connection state: Stopped")])))
+    assert "The client ended the session" in d["suspect"] and d["exit"]["by"] == "client"
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_claude_desktop_exit_lines(tmp_path, stage):
+    steps = exchange(stage)
+    request = pending_line(steps) + 1  # after "Initializing server..."
+    (d,) = diagnose(write_lines(tmp_path, "mcp-server-weather.log", claude_log(steps, [
+        "Server transport closed unexpectedly, this is likely due to the process exiting early. If you are "
+        "developing this MCP server you can add output to stderr", "Server disconnected.", "Client transport closed"])))
+    assert d["suspect"] == (f"The server closed the connection (it probably exited) before answering {stage} "
+                            f"(line {request}).")
+    assert d["exit"]["source"] == "Claude Desktop log" and d["exit"]["by"] == "server"
+
+    (d,) = diagnose(write_lines(tmp_path, "shutdown.log", claude_log(steps, [
+        "Shutting down server...", "Client transport closed", "Server transport closed unexpectedly, this is likely "
+                                                              "due to the process exiting early."])))
+    assert "The client ended the session" in d["suspect"]
+
+    (d,) = diagnose(write_lines(tmp_path, "closed.log", claude_log(steps, ["Client transport closed",
+                                                                           "Server transport closed"])))
+    assert f"The connection then closed (line {request + 1}: " in d["suspect"]
+    assert "the log does not say which side closed it" in d["suspect"]
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_go_sdk_read_eof(tmp_path, stage):
+    steps = exchange(stage)
+    (d,) = diagnose(write_lines(tmp_path, "server.log", go_server_log(steps, ["read error: EOF"])))
+    assert f"The client ended the session (line {len(steps) + 1}: read error: EOF) while {stage} " \
+           f"(line {len(steps)}) was still open" in d["suspect"]
+    assert d["exit"]["source"] == "Go SDK log"
+
+
+def test_markdown_and_text_show_the_end(tmp_path):
+    steps = exchange("tools/list")
+    path = write_capture(tmp_path, steps, PYTHON_CRASH,
+                         [exit_meta("server exited with status 1 on its own while stdin was open", status=1)])
+    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown", path]).output
+    assert "Suspect: The server exited (status 1) before answering tools/list (line 4)" in markdown
+    assert "Ended: line 9 (capture meta): `server exited with status 1 on its own while stdin was open`" in markdown
