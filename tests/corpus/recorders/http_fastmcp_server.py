@@ -4,7 +4,9 @@ for the HTTP corpus. The same tools as http_ts_server.mjs: add, slow (progress),
 tools/list_changed and a log message outside any request: the standalone GET stream).
 
   python3 -m venv /work/rec/venv-http-fastmcp && /work/rec/venv-http-fastmcp/bin/pip install fastmcp==4.1.6
-  /work/rec/venv-http-fastmcp/bin/python tests/corpus/recorders/http_fastmcp_server.py PORT
+  /work/rec/venv-http-fastmcp/bin/python tests/corpus/recorders/http_fastmcp_server.py PORT [--stateless-json]
+
+With --stateless-json: `stateless_http=True, json_response=True` (no session, JSON answers, no GET stream).
 """
 
 from __future__ import annotations
@@ -69,4 +71,6 @@ from fastmcp.tools import Tool  # noqa: E402
 extra = Tool.from_function(_extra, name="extra")
 
 if __name__ == "__main__":
-    mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False, log_level="warning")
+    stateless = "--stateless-json" in sys.argv
+    mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False, log_level="warning",
+            stateless_http=stateless, json_response=stateless)
