@@ -439,8 +439,9 @@ class DiagnoseCollector(Tracker):
         if d.last_stage == "initialized_sent" and not _declares_tools(session):
             d.suspect = "The handshake completed but the server did not declare the tools capability."
             d.fix = "Declare \"tools\": {} in the initialize result if the server has tools."
-        if d.last_stage == "tool_returned" and d.open_requests:
-            first = d.open_requests[0]
+        listing = [o for o in d.open_requests if o.method == "tools/list"] if d.last_stage == "initialized_sent" else []
+        if (d.last_stage == "tool_returned" and d.open_requests) or listing:  # a request left open is the stall
+            first = (listing or d.open_requests)[0]
             d.suspect = f"{first.method} (line {first.line}) was never answered; the {first.owed_by} owes the answer."
             d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
                 "Make sure every request is answered (an error is an answer) and that the waiting side times "

@@ -456,3 +456,9 @@ def test_markdown_and_text_show_the_end(tmp_path):
     markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown", path]).output
     assert "Suspect: The server exited (status 1) before answering tools/list (line 4)" in markdown
     assert "Ended: line 9 (capture meta): `server exited with status 1 on its own while stdin was open`" in markdown
+
+
+def test_unanswered_tools_list_is_named(tmp_path):
+    (d,) = diagnose(write_capture(tmp_path, exchange("tools/list")))
+    assert d["last_stage"] == "initialized_sent"
+    assert d["suspect"] == "tools/list (line 4) was never answered; the server owes the answer."
