@@ -49,6 +49,9 @@ async def memory(session):
     await step("read_graph", lambda: session.call_tool("read_graph", {}))
     await cursor_and_mistakes(session, "delete_everything",
                               [("create_entities", {"entities": "Ada"}), ("search_nodes", {})])
+    await step("resources/list", session.list_resources)
+    await step("resources/read", lambda: session.read_resource("memory://knowledge-graph"))
+    await step("resources/subscribe", lambda: session.subscribe_resource("memory://knowledge-graph"))
 
 
 async def git(session):
