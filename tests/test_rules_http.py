@@ -231,3 +231,179 @@ def test_requests_before_the_first_token_are_not_missing_it():
 
 def test_http_sse_rules_stay_off_streamable_sessions():
     assert not codes(handshake(V5, SID) + [ping(1, json_body=ok(1)), delete()], ("HS",))
+
+
+# -- HT018: DNS rebinding ----------------------------------------------------------------------------
+def with_origin(item, origin=None, server_ip=None, host=None):
+    """``item`` with an Origin / Host request header and the HAR ``serverIPAddress``."""
+    if origin is not None:
+        item["request"]["headers"].append({"name": "Origin", "value": origin})
+    if host is not None:
+        item["request"]["headers"].append({"name": "Host", "value": host})
+    if server_ip is not None:
+        item["serverIPAddress"] = server_ip
+    return item
+
+
+REBIND = "http://rebind.example:8000/mcp"
+
+
+def remote_ping(i, url=REBIND, **kw):
+    return entry(url=url, request_headers=post_headers(SID, V5), body={"jsonrpc": "2.0", "id": i, "method": "ping"},
+                 **kw)
+
+
+def test_dns_rebinding_name_resolving_to_loopback_is_reported():
+    accepted = with_origin(remote_ping(1, json_body=ok(1)), "http://rebind.example:8000", "127.0.0.1")
+    assert found(handshake(V5, SID, url=REBIND) + [accepted], ("HT018",)) == [("HT018", "warning")]
+    refused = with_origin(remote_ping(1, status=403, text="Forbidden"), "http://rebind.example:8000", "[::1]")
+    assert codes(handshake(V5, SID, url=REBIND) + [refused], ("HT018",)) == set()
+
+
+def test_reverse_proxy_on_loopback_without_origin_is_not_a_finding():
+    proxied = with_origin(remote_ping(1, url="https://api.example.com/mcp", json_body=ok(1)), None, "127.0.0.1")
+    assert codes(handshake(V5, SID, url="https://api.example.com/mcp") + [proxied], ("HT018",)) == set()
+    # a foreign Host alone (no Origin: not a browser page) is not judged either
+    hosted = with_origin(ping(1, json_body=ok(1)), None, "127.0.0.1", host="api.example.com")
+    assert codes(handshake(V5, SID) + [hosted], ("HT018",)) == set()
+
+
+@pytest.mark.parametrize("version", [V6, V5])
+def test_foreign_origin_accepted_by_a_loopback_address_is_an_error(version):
+    accepted = with_origin(ping(1, version=version, json_body=ok(1)), "https://attacker.example")
+    assert found(handshake(version, SID) + [accepted], ("HT018",)) == [("HT018", "error")]
+
+
+def test_foreign_origin_reported_once_per_session():
+    first = with_origin(ping(1, json_body=ok(1)), "https://attacker.example")
+    second = with_origin(ping(2, json_body=ok(2)), "https://attacker.example")
+    assert found(handshake(V5, SID) + [first, second], ("HT018",)) == [("HT018", "error")]
+
+
+def test_cors_preflight_is_not_judged():
+    preflight = with_origin(entry("OPTIONS", request_headers={"Access-Control-Request-Method": "POST"}, status=204),
+                            "https://attacker.example")
+    assert codes(handshake(V5, SID) + [preflight], ("HT018",)) == set()
+
+
+@pytest.mark.parametrize("url,server_ip,judged", [
+    ("http://127.evil.example:8000/mcp", None, False),  # a name that starts with "127." is no address
+    ("http://0.0.0.0:8000/mcp", None, True),  # reaches this machine's services
+    ("http://rebind.example:8000/mcp", "::ffff:127.0.0.1", True),
+])
+def test_what_counts_as_this_machine(url, server_ip, judged):
+    accepted = with_origin(remote_ping(1, url=url, json_body=ok(1)), "https://attacker.example", server_ip)
+    assert bool(codes(handshake(V5, SID, url=url) + [accepted], ("HT018",))) == judged
+
+
+def test_refusal_with_another_status_is_info_from_2025_11_25_only():
+    refused = lambda v: with_origin(ping(1, version=v, status=400, text="bad origin"), "https://evil.example")
+    assert found(handshake(V5, SID) + [refused(V5)], ("HT018",)) == [("HT018", "info")]
+    assert codes(handshake(V6, SID) + [refused(V6)], ("HT018",)) == set()
+
+
+# -- HT010: messages of a running request on the standalone GET stream --------------------------------
+def call(i, started, time_ms, events, token=None, **kw):
+    params = {"name": "t", "arguments": {}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return entry(request_headers=post_headers(SID, V5), body={"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                                              "params": params},
+                 sse=events, started=started, time_ms=time_ms, **kw)
+
+
+def result(i):
+    return {"jsonrpc": "2.0", "id": i, "result": {"content": [], "isError": False}}
+
+
+def log(text="working"):
+    return {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": text}}
+
+
+def answer(i, started, value=None):
+    return entry(request_headers=post_headers(SID, V5), status=202, started=started,
+                 body={"jsonrpc": "2.0", "id": i, "result": value if value is not None else {"action": "decline"}})
+
+
+CAPS = ({"elicitation": {}}, {"tools": {}, "logging": {}})
+
+
+def ht010(entries):
+    return found(handshake(V5, SID, *CAPS) + entries + [delete()], ("HT010",))
+
+
+def streaming(item):
+    """``item`` with browser-like timings: headers after 1 ms, then the stream for the rest."""
+    item["timings"].update(wait=1, receive=item["time"] - 1)
+    return item
+
+
+def test_progress_of_a_running_call_on_the_get_stream_is_a_warning():
+    # the GET stream is opened first (as SDK clients do) and listed before the call in the HAR
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": 1}}
+    stream = streaming(get(sse=[progress], started=0.5, time_ms=10000))
+    assert ht010([stream, call(1, 1.0, 5000, [result(1)], token="p")]) == [("HT010", "warning")]
+    # progress that surely came after the response is not the running request's (PR rules judge it)
+    late = get(sse=[progress], started=7.0, time_ms=1000)
+    assert ht010([call(1, 1.0, 5000, [result(1)], token="p"), late]) == []
+
+
+def test_log_on_the_get_stream_while_one_call_runs_is_info():
+    running = call(1, 1.0, 5000, [{"id": "e1", "data": ""}, result(1)])
+    stream = get(sse=[log()], started=2.0, time_ms=1000)  # opened and closed while the call ran
+    assert ht010([running, stream]) == [("HT010", "info")]
+
+
+def test_elicitation_on_the_get_stream_while_one_call_runs_is_info():
+    running = call(1, 1.0, 5000, [{"id": "e1", "data": ""}, result(1)])
+    ask = {"jsonrpc": "2.0", "id": 7, "method": "elicitation/create",
+           "params": {"message": "Which city?", "requestedSchema": {"type": "object", "properties": {}}}}
+    stream = streaming(get(sse=[ask], started=1.5, time_ms=20000))  # long-lived: the client's answer bounds it
+    assert ht010([running, stream, answer(7, 2.0)]) == [("HT010", "info")]
+
+
+def test_get_stream_messages_without_a_single_running_request_are_fine():
+    first = call(1, 1.0, 5000, [result(1)])
+    second = call(2, 1.2, 5000, [result(2)])
+    stream = get(sse=[log()], started=2.0, time_ms=1000)
+    assert ht010([first, second, stream]) == []  # two calls run: which one would it relate to?
+    later = get(sse=[log()], started=7.0, time_ms=1000)
+    assert ht010([call(1, 1.0, 5000, [result(1)]), later]) == []  # nothing runs any more
+    long_lived = streaming(get(sse=[log()], started=0.5, time_ms=20000))
+    assert ht010([long_lived, call(1, 1.0, 5000, [result(1)])]) == []  # may have come before the call
+
+
+def test_task_messages_may_use_the_get_stream():
+    running = call(1, 1.0, 5000, [{"id": "e1", "data": ""}, result(1)])
+    tagged = dict(log(), params={"level": "info", "data": "x",
+                                 "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}})
+    assert ht010([running, get(sse=[tagged], started=2.0, time_ms=1000)]) == []
+
+
+# -- HT008: streams the client ended -------------------------------------------------------------------
+def unanswered_call(**kw):
+    return call(1, 1.0, 2000, [{"id": "e1", "data": ""}], **kw)
+
+
+def ht008(entries):
+    return codes(handshake(V5, SID, {}, {"tools": {}}) + entries, ("HT008",))
+
+
+def test_stream_without_response_is_still_reported():
+    assert ht008([unanswered_call(), ping(2, json_body=ok(2), started=4.0)]) == {"HT008"}
+
+
+def test_stream_ended_by_the_session_delete_is_fine():
+    ended = entry("DELETE", request_headers={"Mcp-Session-Id": SID, "MCP-Protocol-Version": V5}, status=200,
+                  started=2.5)
+    assert ht008([unanswered_call(), ended]) == set()
+
+
+def test_stream_closed_by_the_client_is_fine():
+    assert ht008([unanswered_call(error="net::ERR_ABORTED"), delete()]) == set()
+    assert ht008([unanswered_call(error="net::ERR_ABORTED")]) == set()
+
+
+def test_stream_ended_with_the_expired_session_is_fine():
+    expired = ping(2, status=404, text="Not Found", started=4.0)
+    assert ht008([unanswered_call(), expired]) == set()

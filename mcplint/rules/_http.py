@@ -13,9 +13,11 @@ quote goes through :func:`shown`.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from mcplint import protocol
 from mcplint.excerpt import mask_text, shorten
@@ -268,6 +270,7 @@ class HttpFacts:
     posted: dict = field(default_factory=dict)  # request id key -> entry that POSTed it
     interrupted: dict = field(default_factory=dict)  # request id key -> Stream that ended without it
     delivered: dict = field(default_factory=dict)  # ("request"|"response", id key) -> entry (HT011)
+    ended: dict | None = None  # the first exchange that ended the session: a DELETE, or a 404 for its id
     last: Record | None = None  # last exchange record
     exchanges: int = 0
 
@@ -297,6 +300,8 @@ class HttpTracker(Tracker):
         used = request_header(http, "mcp-session-id")
         if used and http["status"] == 404:
             facts.dead.setdefault(used, (entry, "404"))
+        if http["method"] == "DELETE" or (used and http["status"] == 404):
+            facts.ended = facts.ended or http
         if http["method"] == "DELETE":
             facts.delete_sent = True
             if used and ok(http):
@@ -356,6 +361,129 @@ def resumed_stream(http: dict, facts: HttpFacts) -> Stream | None:
     return facts.streams.get(facts.event_ids[last][0])
 
 
-def loopback(host: str) -> bool:
+def after(later: dict, earlier: dict) -> bool:
+    """Whether exchange ``later`` started after exchange ``earlier`` (by time, else HAR order)."""
+    if later["started"] is not None and earlier["started"] is not None:
+        return later["started"] > earlier["started"]
+    return later["entry"] > earlier["entry"]
+
+
+def client_closed(http: dict) -> bool:
+    """Whether the recorder says the client itself broke off the exchange (``net::ERR_ABORTED``,
+    Firefox's ``NS_BINDING_ABORTED``, a cancelled request)."""
+    error = (http["error"] or "").lower()
+    return "abort" in error or "cancel" in error
+
+
+# -- when client requests ran ---------------------------------------------------------------------
+INF = float("inf")
+
+
+@dataclass(slots=True)
+class Run:
+    """When one client request ran: from its POST until its response (or cancellation) came.
+
+    ``sure_end`` is as long as it surely ran, ``may_end`` as long as it may have run (``INF``
+    while unanswered; the two differ when the answer's time is unknown).
+    """
+
+    key: tuple
+    method: str | None
+    entry: int | None  # the exchange that POSTed it
+    start: float | None
+    sure_end: float
+    may_end: float
+    task: bool  # answered with a CreateTaskResult: the work goes on as a task
+
+
+def runs(session: Any, facts: HttpFacts) -> dict[tuple, Run]:
+    """The client requests of the session (but ``ping``) by id key, with when they ran."""
+    from mcplint.model import Direction
+
+    out = {}
+    for table in (session.pending[Direction.C2S], session.requests[Direction.C2S]):
+        for key, entry in table.items():
+            record = entry.record
+            if record.method == "ping":
+                continue
+            start = record.t
+            ended = entry.response if entry.response is not None else entry.cancel
+            if ended is None:
+                sure = may = INF
+            elif ended.t is None:
+                sure, may = (start if start is not None else -INF), INF
+            else:
+                sure = may = ended.t
+            out[key] = Run(key, record.method, facts.posted.get(key), start, sure, may, entry.task)
+    return out
+
+
+def running_alone(candidates: dict[tuple, Run], low: float, high: float) -> Run | None:
+    """The one request that surely ran from ``low`` to ``high`` while no other may have run."""
+    if low == -INF or high == INF or low > high:
+        return None  # unknown, or inconsistent timings
+    inside = [r for r in candidates.values() if r.start is not None and r.start <= low and high <= r.sure_end]
+    if len(inside) != 1:
+        return None
+    only = inside[0]
+    for other in candidates.values():
+        start = other.start if other.start is not None else -INF
+        if other is not only and start <= high and low <= other.may_end:
+            return None
+    return only
+
+
+def arrival(value: dict, http: dict, session: Any) -> tuple[float, float]:
+    """When a server message of a stream may have arrived: while the stream was open, and for a
+    server request, before the client answered it."""
+    from mcplint.model import Direction
+
+    low = http["first_byte"] if http["first_byte"] is not None else http["started"]
+    high = http["ended"] if http["ended"] is not None else INF
+    if shape(value) == "request":
+        asked = session.find_request(Direction.S2C, value.get("id"))
+        answer = asked.response if asked is not None else None
+        if answer is not None and answer.t is not None:
+            high = min(high, answer.t)
+    return (low if low is not None else -INF), high
+
+
+# -- where the server is -------------------------------------------------------------------------
+def host_of(value: str | None) -> str:
+    """The host of a URL, an origin or a ``Host`` header value, lower case ('' when none)."""
+    if not value:
+        return ""
+    try:
+        return urlsplit(value if "://" in value else "//" + value).hostname or ""
+    except ValueError:
+        return ""
+
+
+def local_host(host: str) -> bool:
+    """A name or address of this machine: localhost, 127.0.0.0/8, ::1 (also IPv4-mapped), and
+    0.0.0.0, which browsers and systems route to local services."""
     host = host.lower().strip("[]")
-    return host in ("localhost", "::1") or host.startswith("127.") or host.endswith(".localhost")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or ip.is_unspecified or (mapped is not None and mapped.is_loopback)
+
+
+def local_reach(http: dict) -> str | None:
+    """How an exchange reached a server on this machine: ``"address"`` when the request named a
+    loopback host, ``"name"`` when it named another host (URL or ``Host`` header) but went to a
+    loopback address (HAR ``serverIPAddress``: DNS rebinding, a hosts-file name or a local
+    proxy), None when nothing says the server is local."""
+    url_host = host_of(http["url"])
+    if not (local_host(url_host) or local_host(http.get("server_ip") or "")):
+        return None
+    return "address" if local_host(requested_host(http)) else "name"
+
+
+def requested_host(http: dict) -> str:
+    """The host the request asked for: its ``Host`` (HTTP/2 ``:authority``) header, else the URL's."""
+    return host_of(request_header(http, "host") or request_header(http, ":authority")) or host_of(http["url"])

@@ -19,13 +19,18 @@ from mcplint.rules._http import (
     SSE,
     STREAMABLE_LEGACY,
     accept_problem,
+    after,
     answered_in,
+    arrival,
+    client_closed,
     describe,
     exchange,
     facts_of,
     final_response_index,
+    host_of,
     is_modern_exchange,
-    loopback,
+    local_host,
+    local_reach,
     ok,
     progress_token,
     received,
@@ -33,6 +38,8 @@ from mcplint.rules._http import (
     request_ids,
     response_header,
     resumed_stream,
+    running_alone,
+    runs,
     sent,
     shape,
     shown,
@@ -269,10 +276,12 @@ class SseResponseMissing(ExchangeRule):
             entry = session.requests[Direction.C2S].get(key)
             if entry is not None and (entry.response is not None or entry.cancel is not None):
                 continue  # answered elsewhere (resumed), or cancelled: no response is due
+            http = stream.record.http
+            if client_closed(http) or (facts.ended is not None and after(facts.ended, http)):
+                continue  # the client closed it, or the session ended (DELETE, expiry) while it ran
             if (stream.entry, key) in seen:
                 continue
             seen.add((stream.entry, key))
-            http = stream.record.http
             resumable = any(e["id"] for e in http["events"])
             tail = (" and the client never resumed it with GET and Last-Event-ID" if resumable
                     else "; it carried no event id to resume from")
@@ -309,22 +318,84 @@ def after_final_findings(rule_: Rule, record: Record, http: dict, **override) ->
                            **override)
 
 
+#: server messages that belong to a client request when they are sent for one (HT010)
+_REQUEST_SCOPED = frozenset({"notifications/progress", "notifications/message", "sampling/createMessage",
+                             "elicitation/create", "roots/list"})
+_RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+
 @rule
 class SseUnrelatedMessages(ExchangeRule):
-    """Checks for progress notifications delivered on the stream of another request."""
+    """Checks for messages of a running request sent on another request's stream or on the GET stream."""
 
     code, name = "HT010", "sse-unrelated-messages"
     severity, level, spec = Severity.WARNING, "SHOULD", _SENDING
     confidence = "low"
     party = "server"
-    hint = ("Send a request's progress on that request's POST stream; keep the GET stream for messages unrelated "
-            "to running requests.")
+    hint = ("Send a request's progress, log messages and requests on that request's POST stream; keep the GET "
+            "stream for messages unrelated to running requests.")
 
     def judge(self, record, http, session):
-        yield from unrelated_progress(self, record, http, session)
+        yield from progress_on_other_stream(self, record, http, session)
+
+    def finish(self, session):
+        if session.modern:
+            return
+        facts = facts_of(session)
+        candidates = None
+        for stream in list(facts.streams.values()):
+            http = stream.record.http
+            if stream.method != "GET" or not streamable(http) or request_header(http, "last-event-id"):
+                continue  # a resumption replays a POST stream
+            tied: dict[tuple, list[str]] = {}  # (request key, by token) -> messages
+            for value in received(http):
+                if value.get("method") not in _REQUEST_SCOPED or _RELATED_TASK in _meta_of(value):
+                    continue  # task messages may use any stream (2025-11-25 tasks §Input Required Status)
+                candidates = candidates if candidates is not None else runs(session, facts)
+                low, high = arrival(value, http, session)
+                run = _by_token(value, facts, candidates)
+                if run is not None:
+                    if not run.task and low <= run.may_end:
+                        tied.setdefault((run.key, True), []).append(describe(value))
+                elif (run := running_alone(candidates, low, high)) is not None:
+                    tied.setdefault((run.key, False), []).append(describe(value))
+            for (key, by_token), messages in tied.items():
+                yield self._get_finding(stream.record, candidates[key], by_token, messages)
+
+    def _get_finding(self, record: Record, run, by_token: bool, messages: list[str]) -> Finding:
+        http = record.http
+        what = ", ".join(messages[:3]) + (f" and {len(messages) - 3} more" if len(messages) > 3 else "")
+        request = f"{run.method} {fmt_id(run.key[1])}" + (f" (entry {run.entry})" if run.entry is not None else "")
+        if by_token:
+            return self.report(record, f"{where(http)}: {what} for the progress token of {request} arrived on the "
+                                       "standalone GET stream; it belongs on that request's POST stream",
+                               spec=_LISTENING)
+        return self.report(record, f"{where(http)}: {what} arrived on the standalone GET stream while {request} "
+                                   "was the only request running; if related to it, it belongs on its POST stream",
+                           severity=Severity.INFO, spec=_LISTENING)
 
 
-def unrelated_progress(rule_: Rule, record: Record, http: dict, session, get_too: bool = True) -> Iterator[Finding]:
+def _meta_of(value: dict) -> dict:
+    params = value.get("params") if isinstance(value.get("params"), dict) else {}
+    return params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+
+
+def _by_token(value: dict, facts, candidates: dict):
+    """The client request whose progress token a ``notifications/progress`` names."""
+    token = progress_token(value)
+    posting = facts.streams.get(facts.tokens.get(token)) if token is not None else None
+    if posting is None:
+        return None
+    for request in sent(posting.record.http, "request"):
+        if token_of(request) == token:
+            return candidates.get(id_key(request["id"]))
+    return None
+
+
+def progress_on_other_stream(rule_: Rule, record: Record, http: dict, session) -> Iterator[Finding]:
+    """HT010/HM013: progress for the token of one POSTed request on the stream of another POST."""
+    if http["method"] != "POST":
+        return
     facts = facts_of(session)
     own = {t for t in (token_of(v) for v in sent(http, "request")) if t is not None}
     for value in received(http, "notification"):
@@ -332,15 +403,9 @@ def unrelated_progress(rule_: Rule, record: Record, http: dict, session, get_too
         if token is None or token in own:
             continue
         origin = facts.tokens.get(token)
-        if origin is None:
-            continue
-        if http["method"] == "POST":
+        if origin is not None:
             yield rule_.report(record, f"{where(http)}: progress for token {fmt_id(token[1])} of the request "
                                        f"POSTed in entry {origin} arrived on another request's stream")
-        elif get_too and http["method"] == "GET" and not request_header(http, "last-event-id"):
-            yield rule_.report(record, f"{where(http)}: progress for token {fmt_id(token[1])} of the request "
-                                       f"POSTed in entry {origin} arrived on the GET stream, which should carry "
-                                       "messages unrelated to running requests", severity=Severity.INFO)
 
 
 @rule
@@ -540,10 +605,10 @@ class ProtocolVersionHeader(ExchangeRule):
 
 @rule
 class OriginValidation(Rule):
-    """Checks that a local server refuses requests from foreign web origins (403 from 2025-11-25)."""
+    """Checks that a server on this machine refuses requests from foreign web origins (DNS rebinding)."""
 
     code, name = "HT018", "origin-validation"
-    severity, level, spec = Severity.WARNING, "MUST", f"{STREAMABLE_LEGACY} §Security Warning"
+    severity, level, spec = Severity.ERROR, "MUST", f"{STREAMABLE_LEGACY} §Security Warning"
     confidence = "low"
     kinds = EXCHANGES
     party = "server"
@@ -552,22 +617,30 @@ class OriginValidation(Rule):
 
     def check(self, record, session):
         http = exchange(record)
-        if http is None:
-            return
+        if http is None or http["method"] not in ("POST", "GET", "DELETE"):
+            return  # a CORS preflight (OPTIONS) processes no MCP message
         origin = request_header(http, "origin")
-        if origin is None:
-            return
-        from urllib.parse import urlsplit
-
-        target = urlsplit(http["url"]).hostname or ""
-        source = urlsplit(origin).hostname or "" if origin != "null" else "null"
-        if not loopback(target) or loopback(source):
-            return
+        reach = local_reach(http)
+        if origin is None or reach is None or local_host(host_of(origin)):
+            return  # no page of a foreign web origin talking to this machine
         modern = is_modern_exchange(http, session)
-        spec = "basic/transports/streamable-http §Security Warning" if modern else None
+        spec = "basic/transports/streamable-http §Security & Endpoint" if modern else None
         if ok(http):
-            yield self.report(record, f"{where(http)}: the local server accepted a request with Origin: "
-                                      f"{shown(origin)}; a foreign origin must be refused (DNS rebinding)", spec=spec)
+            accepted = session.state_for(self).setdefault("accepted", set())
+            if origin in accepted:
+                return  # the same page again: once per session
+            accepted.add(origin)
+            if reach == "address":
+                yield self.report(record, f"{where(http)}: the local server accepted a request with Origin: "
+                                          f"{shown(origin)}; a foreign origin must be refused (DNS rebinding)",
+                                  spec=spec)
+            else:
+                asked = host_of(request_header(http, "host")) or host_of(http["url"])
+                via = f" at {shown(http['server_ip'], 40)}" if http.get("server_ip") else ""
+                yield self.report(record, f"{where(http)}: {shown(asked, 40)} was reached on this machine{via} and "
+                                          f"the server accepted Origin: {shown(origin)}; a page that rebinds its "
+                                          "name to a loopback address looks like this (a local proxy or a hosts-file "
+                                          "name does too)", severity=Severity.WARNING, spec=spec)
         elif http["status"] is not None and http["status"] != 403 and (
                 modern or protocol.at_least(version_in(http, record), protocol.V2025_11_25)):
             yield self.report(record, f"{where(http)}: a request with the foreign Origin: {shown(origin)} was "

@@ -46,8 +46,8 @@ from mcplint.rules.http_legacy import (
     accept_findings,
     accepted_status_findings,
     after_final_findings,
+    progress_on_other_stream,
     request_content_findings,
-    unrelated_progress,
 )
 
 _SENDING = f"{MODERN_HTTP} §Sending Messages"
@@ -478,7 +478,7 @@ class SseStreamContents(ModernExchangeRule):
             yield self.report(record, f"{where(http)}: the server sent the request {describe(value)} on the stream; "
                               "2026-07-28 servers send no JSON-RPC requests")
             break
-        yield from unrelated_progress(self, record, http, session, get_too=False)
+        yield from progress_on_other_stream(self, record, http, session)
         yield from after_final_findings(self, record, http, severity=Severity.WARNING, level="SHOULD")
 
 
