@@ -1,4 +1,4 @@
-"""Heuristics (HX002, HX004, HX006-HX012) and 2026-07-28 cancellation (CN007, CN009): targeted cases.
+"""Heuristics (HX002, HX004, HX006-HX013) and 2026-07-28 cancellation (CN007, CN009): targeted cases.
 
 The heuristics must be conservative: legal traffic that merely looks busy (polling, parallel
 identical reads, answered retries, lists that change with a notification) draws nothing, and the
@@ -351,3 +351,82 @@ def test_long_lines_find_every_literal_the_overlapping_pass_finds(text):
     assert sorted(i for i, _, _ in heuristics.literals_in(lowered)) == everything
     padded = ("y" * heuristics._SHORT + text).encode()  # the two-pass path, whatever the length
     assert heuristics.might_hold_secret(padded) == _substring_reference(padded)
+
+
+# -- HX013 tool-failure-as-success ---------------------------------------------------------------------
+def answered(text, name="get_weather", is_error=None, structured=None, blocks=None):
+    body = {"content": blocks if blocks is not None else [{"type": "text", "text": text}]}
+    if is_error is not None:
+        body["isError"] = is_error
+    if structured is not None:
+        body["structuredContent"] = structured
+    return INIT + line("C→S", call(1, name=name)) + line("S→C", result(1, body))
+
+
+FAILURES = [
+    "Error: connection refused",
+    "error: pathspec 'main.c' did not match any file(s) known to git",
+    "ERROR:  relation \"users\" does not exist",
+    "Error executing tool get_weather: 401 Unauthorized",
+    "An unexpected error occurred. Please try again.",
+    "Failed to fetch weather data: API rate limit exceeded",
+    "failed: timeout after 30s",
+    "Request failed with status code 503",
+    "Exception: boom",
+    "ValueError: invalid literal for int() with base 10: 'abc'",
+    "java.net.ConnectException: Connection refused",
+    "Traceback (most recent call last):\n  File \"/srv/app.py\", line 12, in handler\n    return fetch(city)\n"
+    "KeyError: 'city'\n" + "  File \"/srv/lib.py\", line 3, in fetch\n" * 60,
+    "TypeError: Cannot read properties of undefined (reading 'temp')\n"
+    "    at format (/app/dist/weather.js:41:17)\n    at handler (/app/dist/server.js:88:5)\n" * 20,
+]
+
+
+def test_failure_texts_without_is_error_are_noted():
+    for text in FAILURES:
+        assert codes(answered(text), "HX013") == [(3, "HX013")], text
+    assert codes(answered(FAILURES[0], is_error=False), "HX013") == [(3, "HX013")]
+
+
+def test_failures_flagged_as_errors_or_from_structured_results_are_not_noted():
+    assert codes(answered(FAILURES[5], is_error=True), "HX013") == []
+    assert codes(answered("Error: upstream timeout", structured={"temperature": 21}), "HX013") == []
+    assert codes(answered("Error: upstream timeout", structured={"error": "upstream timeout"}), "HX013") \
+        == [(3, "HX013")]
+
+
+NOT_FAILURES = [
+    "Found 3 lines containing 'error'",
+    "No errors found.",
+    "Errors: 0, warnings: 2",
+    "Error rate: 0.2% over the last hour",
+    "error: null\nresult: 42",
+    "Mirror: https://mirror.example.org/pub",
+    "Error handling in Rust\n\nRust groups errors into two categories: recoverable and unrecoverable.",
+    "Error: see below\n" + "The deployment finished with warnings that need review. " * 20,  # a long document
+    "error: x is unused\nerror: y is unused\nerror: z is unused",  # a list of messages, not one failure
+    "3 tests failed, 12 passed",
+    "Sunny, 21 °C. Traceback (most recent call last): is what Python prints first.",
+]
+
+
+def test_texts_that_merely_talk_about_errors_are_not_noted():
+    for text in NOT_FAILURES:
+        assert codes(answered(text), "HX013") == [], text
+
+
+def test_tools_whose_results_are_about_errors_are_not_noted():
+    for name in ("search_logs", "run_command", "lint_file", "run_tests", "get_last_error", "execute_python"):
+        assert codes(answered("ERROR: disk full on /var", name=name), "HX013") == [], name
+
+
+def test_only_a_single_text_block_is_judged():
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    assert codes(answered("", blocks=[{"type": "text", "text": "Error: partial"}, image]), "HX013") == []
+    assert codes(answered("", blocks=[]), "HX013") == []
+    assert codes(answered("", blocks=[{"type": "text", "text": 5}]), "HX013") == []
+
+
+def test_large_results_are_skipped_cheaply():
+    big = "Error: " + "x" * 5_000_000
+    assert codes(answered(big), "HX013") == []

@@ -6,7 +6,8 @@ per-rule options). Timing heuristics read ``record.t`` (capture timestamps) and 
 when the input has none (transcripts, plain JSON Lines).
 
 Covered elsewhere: HX001/HX005 (unanswered requests) in ``unanswered.py``; HX003 (ping timeout)
-is ``PI003 ping-unanswered`` in ``ping.py``.
+is ``PI003 ping-unanswered`` in ``ping.py``. HX013 reads tool result text: only the head of a
+single text block, after cheap substring tests, so large results cost next to nothing.
 """
 
 from __future__ import annotations
@@ -681,3 +682,110 @@ class MrtrLoop(Rule):
         if count + 1 == self.rounds + 1:
             yield self.report(record, f"{request.method} {fmt_id(target)} was answered input_required "
                                       f"{count + 1} times in a row", related=[(first, "first attempt")])
+
+
+# -- HX013 tool-failure-as-success ----------------------------------------------------------------
+_HEAD = 400  # characters of the text looked at
+_SHORT = 500  # a failure statement: the whole text at most this long ...
+_SHORT_LINES = 5  # ... and this many lines
+_STACK = 20_000  # a traceback or stack trace: the whole text at most this long
+_HINTS = ("rror", "RROR", "xception", "ailed", "Traceback")
+_STATEMENT = re.compile(
+    r"(?i:error|exception)(?:\s+(?i:while|in|during|from|occurred|executing|calling|running|fetching|"
+    r"processing|reading|writing|loading|parsing|connecting|creating|updating|deleting|sending|getting|"
+    r"opening|invoking|querying|retrieving|saving|uploading|downloading|generating|resolving)\b"
+    r"[^:\n]{0,80})?\s*:\s*"
+    r"(?!(?i:null|none|nil|false|0|no|n/a)\s*$)\S"  # "error: null" is a key, not a failure
+    r"|(?i:an?\s+(?:unexpected\s+|internal\s+|unknown\s+)?error\s+(?:has\s+)?occurred)\b"
+    r"|(?i:failed\s*:\s*\S|failed\s+to\s+\w)"
+    r"|\w+(?:\s\w+)?\s+failed\s+with\s+status(?:\s+code)?\s+\d{3}"
+    r"|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*:\s*\S")
+_PY_TRACEBACK = "Traceback (most recent call last):"
+_JS_FRAME = re.compile(r"\s+at\s.+(?:\(.+:\d+:\d+\)|:\d+:\d+)\s*$")
+#: tools whose successful result may well be an error text: logs, diagnostics, code and commands
+#: (name words starting with one of the prefixes, or equal to one of the short words)
+_ABOUT_ERRORS = ("logg", "error", "diagnos", "lint", "test", "debug", "trace", "grep", "search", "exec",
+                 "eval", "shell", "command", "bash", "terminal", "console", "script", "python", "repl",
+                 "compil", "build", "check", "status", "health", "monitor", "validat", "verif", "inspect",
+                 "analy")
+_ERROR_WORDS = frozenset({"log", "logs", "run", "runs", "sh", "cmd", "py", "js", "sql"})
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+@lru_cache(maxsize=1024)
+def reports_errors(tool: str) -> bool:
+    """Whether a tool's name says its results are about errors or come from running code."""
+    words = [word.lower() for word in _WORDS.findall(tool)]
+    return any(word in _ERROR_WORDS or word.startswith(_ABOUT_ERRORS) for word in words)
+
+
+def failure_text(text: str) -> str | None:
+    """What a tool result's whole text is when it plainly reports a failure, else None."""
+    if len(text) > _STACK:
+        return None
+    head = text[:_HEAD].lstrip()
+    first, _, rest = head.partition("\n")
+    if not any(hint in first for hint in _HINTS):
+        return None
+    if first.startswith(_PY_TRACEBACK):
+        return "a Python traceback"
+    if not _STATEMENT.match(first):
+        return None
+    if _JS_FRAME.match(rest.partition("\n")[0]):
+        return "an error with a stack trace"
+    if len(text) > _SHORT:
+        return None  # a document that starts with an error line
+    lines = text.strip().splitlines()
+    if len(lines) > _SHORT_LINES or any(_STATEMENT.match(line) for line in lines[1:]):
+        return None  # a list of messages, not one failure
+    return "an error message"
+
+
+_FAILED_VALUES = ("error", "failed", "failure")
+
+
+def structured_failure(value: Any) -> bool:
+    """Whether ``structuredContent`` says the call failed (an error member, ok/success false)."""
+    if not isinstance(value, dict):
+        return False
+    return any(value.get(key) for key in ("error", "errors", "exception")) \
+        or value.get("success") is False or value.get("ok") is False or value.get("status") in _FAILED_VALUES
+
+
+@rule
+class ToolFailureAsSuccess(Rule):
+    """Checks for `tools/call` results whose only text plainly reports a failure but lack isError: true."""
+
+    code, name = "HX013", "tool-failure-as-success"
+    severity, level, spec = Severity.INFO, "heuristic", "server/tools §Error Handling"
+    confidence = "low"
+    party = "server"
+    kinds = frozenset({Kind.RESULT})
+    methods = frozenset({"tools/call"})
+    answers = frozenset({"ok"})
+    hint = ('Return a failed tool run as {"content": [{"type": "text", "text": "..."}], "isError": true} '
+            "so that the client and the model know the call failed.")
+
+    def check(self, record, session):
+        result = result_of(record)
+        if record.direction is not Direction.S2C or type(result) is not dict \
+                or result.get("isError", False) is not False:
+            return ()
+        content = result.get("content")
+        if type(content) is not list or len(content) != 1 or type(content[0]) is not dict \
+                or content[0].get("type") != "text" or type(text := content[0].get("text")) is not str:
+            return ()
+        kind = failure_text(text)
+        name = params_of(record.request).get("name") if record.request is not None else None
+        if kind is None or not isinstance(name, str) or reports_errors(name) \
+                or ("structuredContent" in result and not structured_failure(result["structuredContent"])):
+            return ()
+        state = "false" if "isError" in result else "absent"
+        return [self.report(record, f"Result of tool {name!r} is {kind} ({_shown_line(text)}) but isError "
+                                    f"is {state}: the client takes the call for a success",
+                            related=[(record.request, "request")])]
+
+
+def _shown_line(text: str) -> str:
+    first = text.lstrip()[:80].partition("\n")[0]
+    return orjson.dumps(first if len(first) < 60 else first[:59] + "…").decode()
