@@ -47,18 +47,14 @@ COMMON = {("TL006", CALL), ("HX007", CALL)}
 #: Both send outputSchema and structuredContent whatever revision was negotiated.
 STRUCTURED_BEFORE_2025_06_18 = {("TL003", LIST), ("TL012", CALL)}
 
-#: server-everything keeps sending progress for a long operation after the client cancelled it
-#: (info: the receiver SHOULD stop processing a cancelled request).
-PROGRESS_AFTER_CANCEL = {("CN006", "notifications/progress")}
-
 EVERYTHING = {
     # ... and `resource_link` content blocks, which 2024-11-05 does not have.
-    "2024-11-05": COMMON | PROGRESS_AFTER_CANCEL | STRUCTURED_BEFORE_2025_06_18 | {("TL014", CALL)},
+    "2024-11-05": COMMON | STRUCTURED_BEFORE_2025_06_18 | {("TL014", CALL)},
     # Multi-select enums (2025-11-25) in a 2025-06-18 form; the client's answer to that form
     # (string arrays) is reported on the client side, as info.
-    "2025-06-18": COMMON | PROGRESS_AFTER_CANCEL | {("EL003", ELICIT), ("EL006", ELICIT)},
-    # `server/discover` answered with -32601, then initialize at 2025-11-25: nothing else to report.
-    "auto": COMMON | PROGRESS_AFTER_CANCEL,
+    "2025-06-18": COMMON | {("EL003", ELICIT), ("EL006", ELICIT)},
+    # `server/discover` answered with -32601, then initialize at 2025-11-25: nothing to report.
+    "auto": COMMON,
 }
 #: Known false positives of mcplint on these servers (none today: EL010 once read "do not give us
 #: your phone number, pin, or other sensitive info" in a field description as asking for them).

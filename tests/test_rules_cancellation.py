@@ -256,7 +256,7 @@ def test_error_naming_cancellation_without_a_cancel_is_not_cn006():
     assert lint(text) == []
 
 
-@pytest.mark.parametrize("gap", [0.3, 40])
+@pytest.mark.parametrize("gap", [GRACE_SECONDS + 0.1, 40])
 def test_legacy_progress_after_cancel_is_info(gap):
     call_ = tool_call(1)
     call_["params"]["_meta"] = {"progressToken": "p1"}
@@ -265,6 +265,14 @@ def test_legacy_progress_after_cancel_is_info(gap):
     (finding,) = lint_capture(events)
     assert (finding.code, finding.severity.value, finding.confidence, finding.line) == ("CN006", "info", "low", 7)
     assert "should stop processing" in finding.message and "(SHOULD)" in finding.spec
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.7, GRACE_SECONDS])
+def test_legacy_progress_inside_the_race_window_draws_nothing(gap):
+    call_ = tool_call(1)
+    call_["params"]["_meta"] = {"progressToken": "p1"}
+    events = legacy((1, "c2s", call_), (3, "c2s", cancelled(1)), (3 + gap, "s2c", progress("p1", 2)))
+    assert lint_capture(events) == []
 
 
 def test_legacy_progress_after_cancel_without_timestamps_is_info():

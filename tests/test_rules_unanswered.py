@@ -90,7 +90,7 @@ def test_answer_of_unknown_direction_is_not_called_unanswered():
 
 # -- HX001 ------------------------------------------------------------------------------------
 def test_each_open_request_reported_once_with_gap():
-    text = INIT + call(1) + call(2) + request(3, "ping", "C→S") + result(3) + '# end\n'
+    text = INIT + call(1) + search(2) + request(3, "ping", "C→S") + result(3) + '# end\n'
     found = hx(run_transcript(text))
     assert [(f.line, f.code) for f in found] == [(2, "HX001"), (3, "HX001")]
     first = found[0]
@@ -123,6 +123,57 @@ def test_timestamps_give_the_stall_duration():
     data = b"\n".join(orjson.dumps(r) for r in records) + b"\n"
     found = hx(ENGINE.lint_stream(io.BytesIO(data), "<t>"))
     assert len(found) == 1 and "2 lines / 10.0 min later" in found[0].message
+
+
+def search(i, query="q", sender="C→S"):
+    return (f'{sender} {{"jsonrpc":"2.0","id":{i},"method":"tools/call",'
+            f'"params":{{"name":"search","arguments":{{"query":"{query}"}}}}}}\n')
+
+
+def test_call_sent_again_is_abandoned_by_the_client_and_unanswered_by_the_server():
+    text = INIT + search(1) + search(2) + result(2, body='{"content":[]}')
+    (finding,) = hx(run_transcript(text))
+    assert (finding.line, finding.code, finding.party, finding.severity.value) == (2, "HX001", None, "warning")
+    assert "the client gave up on it (sent it again as tools/call #2)" in finding.message
+    assert "the server never replied" in finding.message
+    assert [(r.line, r.note) for r in finding.related] == [(3, "the same request sent again")]
+
+
+def test_latest_copy_is_named_and_every_abandoned_copy_reported():
+    text = INIT + search(1) + search(2) + search(3) + result(3, body='{"content":[]}')
+    found = hx(run_transcript(text))
+    assert [(f.line, f.party, f.related[0].line) for f in found] == [(2, None, 4), (3, None, 4)]
+
+
+def test_batch_elements_sent_again_one_by_one_name_their_own_copies():
+    text = (INIT + 'C→S [{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"prompts/list"}]\n'
+            + request(3, "tools/list", "C→S") + result(3, body='{"tools":[]}')
+            + request(4, "prompts/list", "C→S") + result(4, body='{"prompts":[]}'))
+    found = hx(run_transcript(text))
+    assert [(f.line, f.party, f.related[0].line) for f in found] == [(2, None, 3), (2, None, 5)]
+    assert "as tools/list #3" in found[0].message and "as prompts/list #4" in found[1].message
+
+
+def test_other_arguments_are_another_call_and_the_server_owes_it():
+    text = INIT + search(1, "a") + search(2, "b") + result(2, body='{"content":[]}')
+    (finding,) = hx(run_transcript(text))
+    assert finding.party == "server" and "gave up" not in finding.message
+
+
+def test_modern_call_sent_again_is_ambiguous_too():
+    first = (f'C→S {{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","arguments":{{}},'
+             f'{META}}}}}\n')
+    text = first + first.replace('"id":1', '"id":2') + 'S→C {"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}\n'
+    found = [f for f in run_transcript(text) if f.code in ("HX001", "CN009")]
+    assert sorted((f.code, f.line, f.party) for f in found) == [("CN009", 2, "client"), ("HX001", 1, None)]
+
+
+def test_initialize_sent_again_stays_the_servers():
+    init = ('C→S {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+            '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n')
+    found = hx(run_transcript(init + init.replace('"id":0', '"id":1')))
+    assert [(f.line, f.party) for f in found] == [(1, "server"), (2, "server")]
+    assert all("handshake never completed" in f.message for f in found)
 
 
 # -- HX005 ------------------------------------------------------------------------------------

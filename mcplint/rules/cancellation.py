@@ -207,8 +207,9 @@ class ResponseAfterCancel(Rule):
         else:
             what = f"Request {about} was answered {when}"
         if record.kind is Kind.NOTIFICATION and not modern:  # legacy revisions forbid only the response
-            yield self.report(record, f"{what}: the receiver should stop processing a cancelled request",
-                              severity=Severity.INFO, related=related)
+            if gap is None or gap > GRACE_SECONDS:  # inside the race window the work may be done already
+                yield self.report(record, f"{what}: the receiver should stop processing a cancelled request",
+                                  severity=Severity.INFO, related=related)
         elif gap is None or gap <= GRACE_SECONDS:
             why = ("no timestamps: it may have crossed the cancellation" if gap is None
                    else "within the race window: it probably crossed the cancellation")

@@ -8,6 +8,7 @@ and nothing happens"), and the lifecycle's timeout rules expect the sender to ca
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import chain
 
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
@@ -76,6 +77,34 @@ def label(record: Record) -> str:
     return f"{record.method} #{fmt_id(record.id)}"
 
 
+def sent_again(session: Session, entries: list[RequestEntry]) -> dict[RequestEntry, Record]:
+    """The open client requests among ``entries`` that the client later sent again (same method
+    and params, another id), each with the latest copy: the client gave up on the first.
+
+    Only requests the analyzer still holds whole are compared (the open ones and the last
+    answered ones); ``initialize`` and ``ping`` are re-sent for other reasons.
+    """
+    from mcplint.rules.heuristics import call_key  # heuristics imports this module
+
+    methods = {e.record.method for e in entries} - {"initialize", "ping"}
+    if not methods:
+        return {}
+    latest: dict[tuple, Record] = {}
+    held = chain(session.pending[Direction.C2S].values(), (e for _, e in session.recent[Direction.C2S]))
+    for entry in held:
+        record = entry.record
+        if type(entry) is RequestEntry and record.method in methods:
+            key = call_key(record)
+            if key not in latest or record.line > latest[key].line:
+                latest[key] = record
+    again = {}
+    for entry in entries:
+        later = latest.get(call_key(entry.record)) if entry.record.method in methods else None
+        if later is not None and later.line > entry.record.line:
+            again[entry] = later
+    return again
+
+
 class _Unanswered(Rule):
     """Shared plumbing: responses are watched only to spot answers the analyzer could not match."""
 
@@ -106,19 +135,27 @@ class RequestUnanswered(_Unanswered):
     def finish(self, session: Session) -> Iterator:
         state = session.state_for(self)
         server_open = open_requests(session, Direction.S2C, state)
-        for entry in open_requests(session, Direction.C2S, state):
-            request = entry.record
-            if request.method in LONG_LIVED or request.method in self.ignore_methods:
-                continue
-            if blocking(session, entry, server_open):
-                continue  # the root cause is the client's own unanswered server request (HX005)
+        stalled = [entry for entry in open_requests(session, Direction.C2S, state)
+                   if entry.record.method not in LONG_LIVED and entry.record.method not in self.ignore_methods
+                   # else the root cause is the client's own unanswered server request (HX005)
+                   and not blocking(session, entry, server_open)]
+        again = sent_again(session, stalled) if stalled else {}
+        for entry in stalled:
+            request, later = entry.record, again.get(entry)
             if request.method == "initialize":
-                message = (f"{label(request)} was never answered, so the handshake never completed: "
-                           f"the server never replied ({until_end(entry, session)})")
+                yield self.report(request, f"{label(request)} was never answered, so the handshake never "
+                                           f"completed: the server never replied ({until_end(entry, session)})")
+            elif later is not None:
+                finding = self.report(
+                    request, f"{label(request)} was never answered and never cancelled: the client gave up on "
+                             f"it (sent it again as {label(later)}) and the server never replied "
+                             f"({until_end(entry, session)})",
+                    related=[(later, "the same request sent again")])
+                finding.party = None  # both sides fell short; the capture cannot tell whose fault it is
+                yield finding
             else:
-                message = (f"{label(request)} was never answered and never cancelled "
-                           f"({until_end(entry, session)})")
-            yield self.report(request, message)
+                yield self.report(request, f"{label(request)} was never answered and never cancelled "
+                                           f"({until_end(entry, session)})")
 
 
 @rule
