@@ -194,6 +194,14 @@ def test_custom_methods_are_info_once_per_session():
     assert [x for x in sv(text) if x[1] == "SV004"] == [(2, "SV004", "info"), (6, "SV004", "info")]
 
 
+def test_custom_notification_is_not_said_to_be_refused():
+    text = init("2025-06-18") + line("C→S", {"jsonrpc": "2.0", "method": "notifications/acme/y"})
+    (finding,) = [f for f in run_transcript(text) if f.code == "SV004"]
+    assert "not an MCP notification" in finding.message and "get no response" in finding.message
+    for text in (finding.message, finding.hint):
+        assert "refuse" not in text and "-32601" not in text
+
+
 def test_server_requests_in_modern_sessions_are_md005():
     text = req(1, "tools/list", {"_meta": META}) \
         + res(1, {"resultType": "complete", "tools": [], "ttlMs": 1, "cacheScope": "public", "_meta": RMETA}) \

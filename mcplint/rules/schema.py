@@ -627,6 +627,14 @@ class MethodFromOtherVersion(Rule):
         if method in seen or len(seen) >= _CUSTOM_LIMIT:
             return
         seen.add(method)
+        if record.kind is Kind.NOTIFICATION:  # no response: a peer without it drops it silently
+            yield self.report(record, f"{method!r} is not an MCP notification; custom notifications are "
+                                      "allowed, but a peer that does not implement it ignores it "
+                                      "(notifications get no response)",
+                              severity=Severity.INFO, level="info",
+                              hint="Nothing to fix if both peers implement this extension; otherwise "
+                                   "the peer drops it without a word.")
+            return
         yield self.report(record, f"{method!r} is not an MCP method; custom methods are allowed, "
                                   "but a peer that does not implement it will refuse it",
                           severity=Severity.INFO, level="info",
