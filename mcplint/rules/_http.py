@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from mcplint import protocol
 from mcplint.excerpt import mask_text, shorten
-from mcplint.model import Kind, Record, id_key
+from mcplint.model import Direction, Kind, Record, id_key
 from mcplint.rules._base import Tracker, tracker
 
 EXCHANGES = frozenset({Kind.COMMENT})
@@ -342,8 +342,6 @@ class HttpTracker(Tracker):
 def _closed_is_cancel(session: Any, key: tuple, record: Record) -> None:
     """In 2026-07-28 a client cancels over HTTP by closing the request's response stream: record
     the exchange as the request's cancellation, as a ``notifications/cancelled`` would be."""
-    from mcplint.model import Direction
-
     entry = session.requests[Direction.C2S].get(key)
     if entry is not None and entry.response is None and entry.cancel is None:
         entry.cancel = record
@@ -398,8 +396,6 @@ class Run:
 
 def runs(session: Any, facts: HttpFacts) -> dict[tuple, Run]:
     """The client requests of the session (but ``ping``) by id key, with when they ran."""
-    from mcplint.model import Direction
-
     out = {}
     for table in (session.pending[Direction.C2S], session.requests[Direction.C2S]):
         for key, entry in table.items():
@@ -436,8 +432,6 @@ def running_alone(candidates: dict[tuple, Run], low: float, high: float) -> Run 
 def arrival(value: dict, http: dict, session: Any) -> tuple[float, float]:
     """When a server message of a stream may have arrived: while the stream was open, and for a
     server request, before the client answered it."""
-    from mcplint.model import Direction
-
     low = http["first_byte"] if http["first_byte"] is not None else http["started"]
     high = http["ended"] if http["ended"] is not None else INF
     if shape(value) == "request":

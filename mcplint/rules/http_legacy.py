@@ -8,6 +8,7 @@ transport with a handshake-era revision; the 2024-11-05 HTTP+SSE transport has i
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from mcplint import protocol
@@ -343,29 +344,32 @@ class SseUnrelatedMessages(ExchangeRule):
             return
         facts = facts_of(session)
         candidates = None
-        for stream in list(facts.streams.values()):
+        for stream in facts.streams.values():
             http = stream.record.http
             if stream.method != "GET" or not streamable(http) or request_header(http, "last-event-id"):
                 continue  # a resumption replays a POST stream
             tied: dict[tuple, list[str]] = {}  # (request key, by token) -> messages
             for value in received(http):
-                if value.get("method") not in _REQUEST_SCOPED or _RELATED_TASK in _meta_of(value):
+                if shape(value) == "invalid" or value.get("method") not in _REQUEST_SCOPED \
+                        or _RELATED_TASK in _meta_of(value):
                     continue  # task messages may use any stream (2025-11-25 tasks §Input Required Status)
                 candidates = candidates if candidates is not None else runs(session, facts)
                 low, high = arrival(value, http, session)
-                run = _by_token(value, facts, candidates)
-                if run is not None:
-                    if not run.task and low <= run.may_end:
+                if value["method"] == "notifications/progress":
+                    run = _by_token(value, facts, candidates)
+                    if run is not None and not run.task and low <= run.may_end:
                         tied.setdefault((run.key, True), []).append(describe(value))
                 elif (run := running_alone(candidates, low, high)) is not None:
                     tied.setdefault((run.key, False), []).append(describe(value))
             for (key, by_token), messages in tied.items():
-                yield self._get_finding(stream.record, candidates[key], by_token, messages)
+                yield self._finding(stream.record, candidates[key], by_token, messages)
 
-    def _get_finding(self, record: Record, run, by_token: bool, messages: list[str]) -> Finding:
+    def _finding(self, record: Record, run, by_token: bool, messages: list[str]) -> Finding:
         http = record.http
-        what = ", ".join(messages[:3]) + (f" and {len(messages) - 3} more" if len(messages) > 3 else "")
-        request = f"{run.method} {fmt_id(run.key[1])}" + (f" (entry {run.entry})" if run.entry is not None else "")
+        counts = Counter(messages)
+        what = ", ".join(f"{m} ×{n}" if n > 1 else m for m, n in list(counts.items())[:3])
+        what += f" and {len(counts) - 3} more" if len(counts) > 3 else ""
+        request = f"{run.method} #{fmt_id(run.key[1])}" + (f" (entry {run.entry})" if run.entry is not None else "")
         if by_token:
             return self.report(record, f"{where(http)}: {what} for the progress token of {request} arrived on the "
                                        "standalone GET stream; it belongs on that request's POST stream",
