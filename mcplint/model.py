@@ -43,6 +43,10 @@ class Kind(str, Enum):
     COMMENT = "comment"  # transcript comment or blank line, not traffic
 
 
+#: Record flag: the reader could not tell where the message arrived relative to messages of other
+#: streams (a HAR without per-event timing); rules whose verdict depends on that order say so.
+ORDER_UNCERTAIN = "order-uncertain"
+
 MESSAGE_KINDS = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR})
 RESPONSE_KINDS = frozenset({Kind.RESULT, Kind.ERROR})
 

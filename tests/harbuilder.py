@@ -93,7 +93,7 @@ def entry(method: str = "POST", url: str = URL, *, request_headers: dict | None 
                 "headersSize": -1, "bodySize": content["size"]}
     if error:
         response["_error"] = error
-    return {"startedDateTime": when.isoformat(timespec="milliseconds").replace("+00:00", "Z"), "time": time_ms,
+    return {"startedDateTime": _stamp(when), "time": time_ms,
             "request": request, "response": response, "cache": {},
             "timings": {"blocked": 0, "dns": -1, "connect": -1, "send": 0, "wait": max(time_ms - 1, 0),
                         "receive": min(time_ms, 1)}}
@@ -132,6 +132,20 @@ def handshake(version: str = "2025-11-25", session: str | None = "s1", client_ca
                    body={"jsonrpc": "2.0", "method": "notifications/initialized"}, status=202,
                    started=started + 0.05, time_ms=2)
     return [first, second]
+
+
+def in_sequence(entries: list[dict], step: float = 0.1) -> list[dict]:
+    """Entries left at the default start (``started=0``) start one after the other, ``step``
+    seconds apart by position (the reader orders messages by time)."""
+    first = _stamp(START)
+    for position, item in enumerate(entries):
+        if position and item["startedDateTime"] == first:
+            item["startedDateTime"] = _stamp(START + timedelta(seconds=position * step))
+    return entries
+
+
+def _stamp(when: datetime) -> str:
+    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def har(entries: list[dict], creator: str = "mcplint-tests") -> dict:

@@ -108,7 +108,7 @@ class _Replay:
             self.entries.append(entry(url=MCP, request_headers=self.post_headers(message), body=message,
                                       status=202, started=t, time_ms=1.5))
             if message.get("method") == "notifications/initialized" and self.mode in ("sse", "json"):
-                self.open_get(t + 0.01)
+                self.open_get(t + 0.001)  # before the server's next message (it may travel on it)
             return
         item = entry(url=MCP, request_headers=self.post_headers(message), body=message, started=t)
         self.entries.append(item)

@@ -21,6 +21,7 @@ from tests.harbuilder import (
     entry,
     handshake,
     har,
+    in_sequence,
     one_per_line,
     post_headers,
 )
@@ -51,7 +52,7 @@ def codes(findings):
 
 
 def session(*more, version="2025-11-25", sse=False):
-    return handshake(version, SID, {}, {"tools": {}}, sse=sse) + list(more)
+    return in_sequence(handshake(version, SID, {}, {"tools": {}}, sse=sse) + list(more))
 
 
 def post(body, **kw):
@@ -96,9 +97,9 @@ def test_several_entries_on_one_line_share_it():
 
 def test_batch_post_is_one_batch_record_and_allowed_in_2025_03_26():
     batch = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
-    text = dumps(har(handshake("2025-03-26", SID) + [
+    text = dumps(har(in_sequence(handshake("2025-03-26", SID) + [
         entry(request_headers=post_headers(SID), body=batch,
-              json_body=[{"jsonrpc": "2.0", "id": 1, "result": {}}, {"jsonrpc": "2.0", "id": 2, "result": {}}])]))
+              json_body=[{"jsonrpc": "2.0", "id": 1, "result": {}}, {"jsonrpc": "2.0", "id": 2, "result": {}}])])))
     kinds = [r.kind for r in records(text) if r.kind is Kind.BATCH]
     assert len(kinds) == 2  # the request batch and the response batch
     assert "HT001" not in codes(lint_text(text)) and "JR018" not in codes(lint_text(text))
@@ -139,7 +140,7 @@ def test_sessions_follow_mcp_session_id_and_missing_header_stays_in_its_session(
         entry(request_headers={"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                                "MCP-Protocol-Version": "2025-11-25"},
               body={"jsonrpc": "2.0", "id": 1, "method": "ping"}, json_body={"jsonrpc": "2.0", "id": 1, "result": {}}),
-    ) + handshake("2025-11-25", other)))
+    ) + handshake("2025-11-25", other, started=1.0)))
     recs = [r for r in records(text) if r.kind in (Kind.REQUEST, Kind.RESULT)]
     keys = {r.session_key for r in recs}
     assert keys == {label(SID), label(other)}

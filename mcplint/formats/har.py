@@ -22,10 +22,17 @@ exchange) names the session; requests that omit it belong to the session last us
 endpoint. An HTTP+SSE (2024-11-05) session is one ``GET`` stream and the POSTs to the endpoint it
 announced. 2026-07-28 requests without a session id are stateless (the analyzer groups them).
 
-Order: a HAR lists entries by start time, but a stream's events arrive while later requests are
-made (all responses of the HTTP+SSE transport travel on the GET stream opened first). Server
-messages are therefore released in stream order as early as their causes allow: a response after
-the request it answers, a progress notification after the request that carries its token.
+Order: every message is placed by when it arrived, whatever entry it belongs to: a request body
+when the request started, an SSE event when the chunk holding its end arrived (the recorder's
+``response._chunks``: ``[{"ts", "size"}, ...]`` in arrival order), a JSON answer when its body
+ended. Without per-chunk timing an exchange's events are spread over its receive time (the first
+at the first byte, the last at the end, the others by byte offset), and the events of a GET stream
+have no known time: they come as early as their causes allow. Causes always hold (a response after
+the request it answers, progress after the request with its token, a client's answer after the
+server request; within the timestamps' resolution) and so does each stream's own order. Messages
+whose order against a message of another exchange of their session the HAR cannot establish (their
+possible arrival times overlap) carry the ``order-uncertain`` flag (``model.ORDER_UNCERTAIN``):
+rules that judge order report them with low confidence.
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ import base64
 import itertools
 import json
 import re
-from bisect import bisect_right
-from collections import Counter, deque
+import heapq
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +51,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mcplint import protocol
-from mcplint.model import Direction, Kind, id_key
+from mcplint.model import ORDER_UNCERTAIN, Direction, Kind, id_key
 from mcplint.parse import Frame, decode_line
 from mcplint.readers import InputFormat, parse_ts, register_format
 
@@ -52,8 +60,9 @@ _WS = re.compile(r"[ \t\n\r]*")
 _SSE_LINE = re.compile(r"\r\n|\r|\n")
 _HEAD = re.compile(r'^\s*\{\s*"log"\s*:\s*\{')
 _MODERN_FLOOR = protocol.V2026_07_28
-#: HAR times have millisecond precision: a message is "after" the next request only beyond this.
+#: How far a cause may seem to come after what it caused (clocks of the recording tool's parts).
 _CLOCK_SLACK = 0.002
+_UNCERTAIN = frozenset({ORDER_UNCERTAIN})
 
 
 class HarError(ValueError):
@@ -192,55 +201,54 @@ def media_type(value: str | None) -> str | None:
     return value.split(";", 1)[0].strip().lower() or None
 
 
-def _body(container: Any) -> tuple[str | None, bool]:
-    """``(text, recorded)`` of ``request.postData`` / ``response.content``."""
+def _body(container: Any) -> tuple[str | None, bool, int]:
+    """``(text, recorded, bytes)`` of ``request.postData`` / ``response.content`` (``bytes``: the
+    size of the raw body, base64-decoded)."""
     if not isinstance(container, dict):
-        return None, True
+        return None, True, 0
     text = container.get("text")
     if not isinstance(text, str):
         size = container.get("size")
-        return None, not (isinstance(size, int) and size > 0)
+        return None, not (isinstance(size, int) and size > 0), 0
     if container.get("encoding") == "base64":
         try:
-            return base64.b64decode(text, validate=False).decode("utf-8", "replace"), True
+            raw = base64.b64decode(text, validate=False)
         except (ValueError, TypeError):
-            return text, True
-    return text, True
+            return text, True, _utf8_size(text)
+        return raw.decode("utf-8", "replace"), True, len(raw)
+    return text, True, _utf8_size(text)
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def parse_sse(text: str) -> list[dict[str, Any]]:
-    """SSE events (WHATWG parsing): ``{"id", "event", "data", "retry", "complete", "index"}``.
+    """SSE events (WHATWG parsing): ``{"id", "event", "data", "retry", "complete", "index", "end"}``.
 
     ``data`` is None when the block had no data field (an ``id:``-only or ``retry:``-only block);
     ``id`` is None when the block set no id. A block not followed by a blank line (a cut stream)
-    is kept with ``complete`` False.
+    is kept with ``complete`` False. ``end`` is the offset in ``text`` where the event ended (after
+    its blank line).
     """
     events: list[dict[str, Any]] = []
     current: dict[str, Any] = {}
     data: list[str] | None = None
 
-    def dispatch(complete: bool) -> None:
+    def dispatch(complete: bool, end: int) -> None:
         nonlocal current, data
         if current or data is not None:
             event = {"id": current.get("id"), "event": current.get("event") or "message",
                      "data": None if data is None else "\n".join(data), "retry": current.get("retry"),
-                     "complete": complete, "index": len(events), "comment": current.get("comment")}
+                     "complete": complete, "index": len(events), "comment": current.get("comment"), "end": end}
             events.append(event)
         current, data = {}, None
 
-    lines = _SSE_LINE.split(text)
-    if lines and lines[-1] == "":
-        lines.pop()
-        ended = True
-    else:
-        ended = False
-    for line in lines:
-        if line == "":
-            dispatch(True)
-            continue
+    def field(line: str) -> None:
+        nonlocal data
         if line.startswith(":"):
             current.setdefault("comment", line[1:].strip())
-            continue
+            return
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):
             value = value[1:]
@@ -254,7 +262,17 @@ def parse_sse(text: str) -> list[dict[str, Any]]:
                 current["id"] = value
         elif name == "retry" and value.isdigit():
             current["retry"] = int(value)
-    dispatch(ended and text.endswith(("\n\n", "\r\n\r\n", "\r\r")))
+
+    pos = 0
+    for match in _SSE_LINE.finditer(text):
+        line, pos = text[pos:match.start()], match.end()
+        if line == "":
+            dispatch(True, pos)
+        else:
+            field(line)
+    if pos < len(text):  # a last line without its line end
+        field(text[pos:])
+    dispatch(False, len(text))
     return [e for e in events if e["data"] is not None or e["id"] is not None or e["retry"] is not None
             or e["event"] != "message"]
 
@@ -315,6 +333,10 @@ class _Entry:
     session: str | None = None
     started: float | None = None
     ts: str | None = None
+    resolution: float = 0.001  # of startedDateTime (and so of the times derived from it)
+    size: int = 0  # raw response body bytes
+    spans: list[tuple[int, int]] = field(default_factory=list)  # bytes of the body each received value held
+    chunks: tuple[list[int], list[tuple[float, str, float]]] = ([], [])  # see _chunk_times
 
 
 def _entry(index: int, line: int, raw: dict) -> _Entry:
@@ -328,8 +350,8 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
     status = status if isinstance(status, int) and not isinstance(status, bool) and status > 0 else None
     content = response.get("content") if isinstance(response.get("content"), dict) else {}
     post = request.get("postData") if isinstance(request.get("postData"), dict) else None
-    req_body, _ = _body(post)
-    resp_body, recorded = _body(content)
+    req_body, _, _ = _body(post)
+    resp_body, recorded, size = _body(content)
     content_type = media_type(resp_headers.get("content-type")) or media_type(
         content.get("mimeType") if isinstance(content.get("mimeType"), str) else None)
     if resp_body == "" and content_type is None:
@@ -382,7 +404,9 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
         "sse_index": None,
     }
     entry = _Entry(index, line, http, started=started, ts=raw.get("startedDateTime")
-                   if isinstance(raw.get("startedDateTime"), str) else None)
+                   if isinstance(raw.get("startedDateTime"), str) else None, size=size)
+    if entry.ts is not None:
+        entry.resolution = _resolution(entry.ts)
     if req_body is not None and req_body.strip():
         entry.sent, entry.body_error = _json_values(req_body)
     http["sent"] = entry.sent
@@ -390,7 +414,8 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
     if resp_body is not None:
         if http["sse"]:
             http["events"] = parse_sse(resp_body)
-            for event in http["events"]:
+            ends = _byte_offsets(resp_body, [event["end"] for event in http["events"]])
+            for event, begin, end in zip(http["events"], [0, *ends], ends, strict=False):
                 data = event["data"]
                 if data is None or not data.strip() or event["event"] == "endpoint":
                     continue
@@ -399,6 +424,7 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
                     entry.received.append((event, None, err or f"{len(values)} JSON values in one event"))
                 else:
                     entry.received.append((event, values[0], None))
+                entry.spans.append((begin, end))
         elif resp_body.strip():
             # a JSON body that is no JSON-RPC message ({"status": "ok"} for a notification) is an
             # HTTP fact (HT004/HT005), not a message; broken JSON in a JSON answer is reported
@@ -408,6 +434,9 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
                 entry.received.append((None, values[0], None))
             elif err is not None and is_json and status is not None and 200 <= status < 300:
                 entry.received.append((None, None, err))
+            entry.spans = [(0, size)] * len(entry.received)
+    if entry.received:
+        entry.chunks = _chunk_times(response.get("_chunks"), size)
     http["received"] = [value for _, value, _ in entry.received]
     # the HTTP layer refused the request: its messages were never processed
     refused = status is not None and status >= 300 and not any(v is not None and _looks_jsonrpc(v)
@@ -415,6 +444,56 @@ def _entry(index: int, line: int, raw: dict) -> _Entry:
     entry.delivered = not refused
     http["delivered"] = entry.delivered
     return entry
+
+
+_FRACTION = re.compile(r"T\d\d:\d\d(?::\d\d(?:[.,](\d+))?)?")
+
+
+def _resolution(ts: str) -> float:
+    """How finely an ISO-8601 timestamp resolves time: 0.001 for ``...T09:30:00.123Z``."""
+    match = _FRACTION.search(ts)
+    if match is None:
+        return 1.0
+    digits = match.group(1)
+    return max(10.0 ** -len(digits), 1e-6) if digits else 1.0
+
+
+def _byte_offsets(text: str, offsets: list[int]) -> list[int]:
+    """UTF-8 byte offsets of ascending character offsets into ``text``."""
+    if text.isascii():
+        return list(offsets)
+    out, done, at = [], 0, 0
+    for offset in offsets:
+        done += _utf8_size(text[at:offset])
+        at = offset
+        out.append(done)
+    return out
+
+
+def _chunk_times(chunks: Any, size: int) -> tuple[list[int], list[tuple[float, str, float]]]:
+    """``(ends, times)`` of ``response._chunks``: the byte offset where each chunk ended and
+    ``(t, ts, resolution)`` of its arrival; the chunks up to the first unreadable one, none at all
+    when their sizes overrun the body (they describe other bytes)."""
+    ends: list[int] = []
+    times: list[tuple[float, str, float]] = []
+    if not isinstance(chunks, list):
+        return ends, times
+    total, latest = 0, float("-inf")
+    for chunk in chunks:
+        count = chunk.get("size") if isinstance(chunk, dict) else None
+        ts = chunk.get("ts") if isinstance(chunk, dict) else None
+        t = parse_ts(ts) if isinstance(ts, str) else None
+        if t is None or not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            break
+        total += count
+        if total > size:
+            return [], []
+        if t < latest:  # listed in arrival order: a clock going back does not move a chunk earlier
+            t, ts = latest, _iso(latest)
+        latest = t
+        ends.append(total)
+        times.append((t, ts, _resolution(ts)))
+    return ends, times
 
 
 def _endpoint_event(http: dict) -> dict | None:
@@ -489,136 +568,249 @@ class _Sessions:
             self.current[endpoint] = key
 
 
-# -- ordering of server messages -----------------------------------------------------------------
-def _client_keys(values: Iterable[Any]) -> Iterator[tuple[str, Any]]:
-    """What client messages make possible: responses to their requests (``id``), progress on
-    their tokens (``token``), the rest of a stream that waited for their answer (``answer``)."""
-    for value in values:
-        for item in (value if isinstance(value, list) else (value,)):
-            if not isinstance(item, dict):
-                continue
-            if "method" not in item and "id" in item and ("result" in item or "error" in item):
-                yield "answer", id_key(item["id"])
-                continue
-            if isinstance(item.get("method"), str) and "id" in item:
-                yield "id", id_key(item["id"])
-                params = item.get("params")
-                meta = params.get("_meta") if isinstance(params, dict) else None
-                if isinstance(meta, dict) and "progressToken" in meta:
-                    yield "token", id_key(meta["progressToken"])
+# -- arrival times -------------------------------------------------------------------------------
+_INF = float("inf")
 
 
-def _needs(value: Any) -> tuple[str, Any] | None:
-    """What a server message waits for: the client request it answers or reports progress on."""
-    if not isinstance(value, dict):
-        return None
-    if "method" not in value and "id" in value and ("result" in value or "error" in value):
-        return "id", id_key(value["id"])
-    if value.get("method") == "notifications/progress":
-        params = value.get("params")
-        if isinstance(params, dict) and "progressToken" in params:
-            return "token", id_key(params["progressToken"])
-    return None
+@dataclass(slots=True, eq=False)
+class _Item:
+    """One frame of an exchange, placed on the arrival timeline."""
+
+    frame: Frame
+    stream: int  # the exchange (index in the entry list): its frames keep their order
+    value: Any = None  # the JSON-RPC value when the frame is a message
+    key: float = 0.0  # where it sorts: when it arrived (estimated; raised by stream order and causes)
+    lo: float = -_INF  # earliest possible arrival
+    hi: float = _INF  # latest possible arrival
+    server: bool = False
+    estimated: bool = False  # the arrival was not measured, only bounded
+    wants: tuple = ()  # ((cause, consumes), ...) see _wants
+    offers: tuple = ()  # causes it is (see _offers)
+    done: bool = False
 
 
-class _Scheduler:
-    """Releases server messages in stream order once what they answer has been sent.
+def _arrivals(entry: _Entry, base: float) -> list[tuple[float | None, str | None, float, float, bool]]:
+    """``(t, ts, lo, hi, estimated)`` of each received value: ``t`` its measured or estimated
+    arrival (None when unknown), ``lo``/``hi`` its bounds; ``base``: when the request went out.
 
-    A stream also waits, after a server request, for the client's answer to it when the HAR holds
-    one (the server's next messages usually depend on it: a tool call completes once the
-    elicitation it asked for was answered).
+    Without chunk timing, a value arrived when the share of the receive time its first byte
+    stands at had passed (the first at the first byte), except the response that completes a
+    POST: the body ended with it.
+    """
+    http = entry.http
+    ends, times = entry.chunks
+    covered = ends[-1] if ends else 0
+    first, last, res = http["first_byte"], http["ended"], entry.resolution
+    final = len(entry.received) - 1
+    stream = http["method"] == "GET" and http["sse"]  # long-lived: when each event came is unknown
+    out: list[tuple[float | None, str | None, float, float, bool]] = []
+    for position, ((begin, end), (event, value, _)) in enumerate(zip(entry.spans, entry.received, strict=True)):
+        if end <= covered:  # the chunk that holds the value's end
+            t, ts, precision = times[bisect_left(ends, end)]
+            out.append((t, ts, t, t + precision, False))
+            continue
+        if first is None:  # no timings: some time after the request
+            out.append((None, None, base, _INF, True))
+            continue
+        start, done = (times[-1][0], covered) if ends else (first, 0)
+        stop = max(last if last is not None else start, start)
+        if stream:
+            out.append((None, None, start, stop + res, True))
+        elif position == final and not http["aborted"] and isinstance(value, (dict, list)) and entry.sent \
+                and all(isinstance(v, dict) and _is_response(v) for v in _listed(value)):
+            out.append((stop, None, stop, stop + res, False))
+        else:
+            share = (max(begin, done) - done) / (entry.size - done) if entry.size > done else 0.0
+            out.append((start + (stop - start) * share, None, start, stop + res, True))
+    return out
+
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _items(values: Any) -> Iterator[dict]:
+    for item in _listed(values):
+        if isinstance(item, dict):
+            yield item
+
+
+def _is_response(item: dict) -> bool:
+    return "method" not in item and "id" in item and ("result" in item or "error" in item)
+
+
+def _wants(value: Any, server: bool, session: str | None) -> tuple:
+    """The causes a message cannot come before: ``((cause, consumes), ...)``. A server response
+    needs the request it answers (one answer per request), progress the request with its token; a
+    client response needs the server request, a retried request the ``requestState`` it carries."""
+    out = []
+    for item in _items(value):
+        if _is_response(item):
+            out.append((("request" if server else "server request", session, id_key(item["id"])), True))
+            continue
+        params = item.get("params")
+        if not isinstance(params, dict):
+            continue
+        if server and item.get("method") == "notifications/progress" and "progressToken" in params:
+            out.append((("token", session, id_key(params["progressToken"])), False))
+        elif not server and isinstance(params.get("requestState"), str):
+            out.append((("state", session, params["requestState"]), False))
+    return tuple(out)
+
+
+def _offers(value: Any, server: bool, session: str | None) -> tuple:
+    """The causes a message is (see :func:`_wants`); a client response is also the ``answer`` a
+    stream without measured times waits for after its server request."""
+    out = []
+    for item in _items(value):
+        if isinstance(item.get("method"), str) and "id" in item:
+            out.append(("server request" if server else "request", session, id_key(item["id"])))
+            params = item.get("params")
+            meta = params.get("_meta") if isinstance(params, dict) else None
+            if not server and isinstance(meta, dict) and "progressToken" in meta:
+                out.append(("token", session, id_key(meta["progressToken"])))
+        elif _is_response(item):
+            result = item.get("result")
+            if not server:
+                out.append(("answer", session, id_key(item["id"])))
+            elif isinstance(result, dict) and isinstance(result.get("requestState"), str):
+                out.append(("state", session, result["requestState"]))
+    return tuple(out)
+
+
+class _Timeline:
+    """Merges the exchanges' frames by arrival (see the module docstring).
+
+    Each exchange is a stream whose own order holds; the next frame of every stream competes by
+    ``key``, a server message first on a tie (a client acts on what it got). A frame waits while a
+    cause it wants may still come: a frame offering it, not yet placed, that could have arrived
+    before this one's latest arrival. After a server request from a stream without measured times,
+    its next estimated frames also wait for the client's answer (the server usually did).
     """
 
-    def __init__(self, entries: list[_Entry]):
-        self.future: Counter = Counter()
-        for entry in entries:
-            if entry.delivered:
-                for kind, key in _client_keys(entry.sent):
-                    self.future[(entry.session, kind, key)] += 1
+    def __init__(self, streams: list[list[_Item]]):
+        self.streams = streams
+        self.offered: dict[tuple, list[_Item]] = {}
+        for items in streams:
+            for item in items:
+                for cause in item.offers:
+                    self.offered.setdefault(cause, []).append(item)
         self.sent: Counter = Counter()
-        self.queues: list[deque[tuple[Frame, Any]]] = []
-        self.gates: dict[int, tuple] = {}  # id(queue) -> the client answer it waits for
+        self.position = [0] * len(streams)
+        self.gates: dict[int, tuple] = {}  # stream -> the client answer it waits for
+        self.ready: list[tuple[float, bool, int, int]] = []
+        self.waiting: dict[tuple, list[int]] = {}  # cause -> streams whose next frame waits for it
 
-    def client_sent(self, entry: _Entry) -> None:
-        if not entry.delivered:
-            return
-        for kind, key in _client_keys(entry.sent):
-            self.future[(entry.session, kind, key)] -= 1
-            self.sent[(entry.session, kind, key)] += 1
+    def _pending(self, cause: tuple, item: _Item) -> bool:
+        if self.sent[cause] > 0:
+            return False
+        return any(not other.done and other.lo <= item.hi + _CLOCK_SLACK for other in self.offered.get(cause, ()))
 
-    def ready(self, frame: Frame, value: Any) -> bool:
-        need = _needs(value)
-        if need is None:
-            return True
-        key = (frame.session, *need)
-        return self.sent[key] > 0 or self.future[key] <= 0
+    def _blocker(self, stream: int, item: _Item) -> tuple | None:
+        gate = self.gates.get(stream)
+        if gate is not None:
+            if item.estimated and self._pending(gate, item):
+                return gate
+            del self.gates[stream]
+        for cause, _ in item.wants:
+            if self._pending(cause, item):
+                return cause
+        return None
 
-    def take(self, frame: Frame, value: Any, queue: deque | None = None) -> Frame:
-        need = _needs(value)
-        if need is not None and need[0] == "id" and self.sent[(frame.session, *need)] > 0:
-            self.sent[(frame.session, *need)] -= 1
-        if queue is not None and isinstance(value, dict) and isinstance(value.get("method"), str) and "id" in value:
-            gate = (frame.session, "answer", id_key(value["id"]))
-            if self.future[gate] > 0:
-                self.gates[id(queue)] = gate
-        return frame
+    def _place(self, stream: int, force: bool = False) -> None:
+        at = self.position[stream]
+        item = self.streams[stream][at]
+        cause = None if force else self._blocker(stream, item)
+        if cause is None:
+            heapq.heappush(self.ready, (item.key, not item.server, stream, at))
+        else:
+            self.waiting.setdefault(cause, []).append(stream)
 
-    def _open(self, queue: deque) -> bool:
-        gate = self.gates.get(id(queue))
-        if gate is None:
-            return True
-        if self.sent[gate] > 0 or self.future[gate] <= 0:
-            del self.gates[id(queue)]
-            return True
-        return False
+    def _next(self, stream: int) -> None:
+        items, at = self.streams[stream], self.position[stream]
+        if at < len(items):
+            if at:
+                item, before = items[at], items[at - 1]
+                item.key, item.lo = max(item.key, before.key), max(item.lo, before.lo)
+            self._place(stream)
 
-    def release(self, horizon: float | None = None) -> Iterator[Frame]:
-        """Release what is ready, earliest first; a message that arrived after ``horizon`` (the
-        start of the next request in the HAR) waits for that request."""
-        while True:
-            best = None
-            for position, queue in enumerate(self.queues):
-                if not queue or not self._open(queue) or not self.ready(*queue[0]):
-                    continue
-                t = queue[0][0].t
-                if t is not None and horizon is not None and t > horizon + _CLOCK_SLACK:
-                    continue
-                rank = (t if t is not None else float("-inf"), position)
-                if best is None or rank < best[0]:
-                    best = (rank, queue)
-            if best is None:
-                break
-            queue = best[1]
-            yield self.take(*queue.popleft(), queue)
-        self.queues = [q for q in self.queues if q]
+    def _unblock(self) -> None:
+        """Every next frame waits for another: the earliest goes anyway."""
+        stream = min((s for streams in self.waiting.values() for s in streams),
+                     key=lambda s: (self.streams[s][self.position[s]].key, s))
+        for cause, streams in list(self.waiting.items()):
+            if stream in streams:
+                streams.remove(stream)
+                if not streams:
+                    del self.waiting[cause]
+        self._place(stream, force=True)
 
-    def release_state(self, session: str | None, state: str) -> Iterator[Frame]:
-        """Force out the InputRequiredResult whose ``requestState`` a retried request carries."""
-        for queue in self.queues:
-            for position, (frame, value) in enumerate(queue):
-                result = value.get("result") if isinstance(value, dict) else None
-                if isinstance(result, dict) and result.get("requestState") == state and frame.session == session:
-                    for _ in range(position + 1):
-                        yield self.take(*queue.popleft())
-                    return
+    def order(self) -> Iterator[_Item]:
+        for stream in range(len(self.streams)):
+            self._next(stream)
+        while self.ready or self.waiting:
+            if not self.ready:
+                self._unblock()
+                continue
+            _, _, stream, at = heapq.heappop(self.ready)
+            item = self.streams[stream][at]
+            item.done = True
+            for cause, consumes in item.wants:
+                if consumes and self.sent[cause] > 0:
+                    self.sent[cause] -= 1
+            for cause in item.offers:
+                self.sent[cause] += 1
+                for other in self.waiting.pop(cause, ()):
+                    self._follow(self.streams[other][self.position[other]], item)
+                    self._place(other)
+            value = item.value
+            if item.server and item.estimated and isinstance(value, dict) and isinstance(value.get("method"), str) \
+                    and "id" in value:
+                gate = ("answer", item.frame.session, id_key(value["id"]))
+                if gate in self.offered:
+                    self.gates[stream] = gate
+            self.position[stream] += 1
+            self._next(stream)
+            yield item
 
-    def release_request(self, session: str | None, request_id: Any) -> Iterator[Frame]:
-        """Force out the server request a client response answers (and what precedes it)."""
-        key = id_key(request_id)
-        for queue in self.queues:
-            for position, (_, value) in enumerate(queue):
-                if isinstance(value, dict) and "method" in value and "id" in value \
-                        and id_key(value["id"]) == key and queue[position][0].session == session:
-                    for _ in range(position + 1):
-                        yield self.take(*queue.popleft())
-                    return
+    @staticmethod
+    def _follow(item: _Item, cause: _Item) -> None:
+        """``item`` waited for ``cause``: it came later."""
+        item.key, item.lo = max(item.key, cause.key), max(item.lo, cause.lo)
+        frame, t = item.frame, cause.frame.t
+        if frame.t is not None and t is not None and t > frame.t:
+            frame.t, frame.ts = t, _iso(t)
 
-    def drain(self) -> Iterator[Frame]:
-        for queue in self.queues:
-            while queue:
-                yield self.take(*queue.popleft())
-        self.queues = []
-        self.gates.clear()
+
+def _mark_uncertain(items: list[_Item]) -> None:
+    """Flag the messages whose possible arrival overlaps that of a message of another exchange of
+    their session: the HAR cannot tell which came first."""
+    groups: dict[str | None, list[_Item]] = {}
+    for item in items:
+        if item.value is not None:
+            groups.setdefault(item.frame.session, []).append(item)
+    for group in groups.values():
+        group.sort(key=lambda item: item.lo)
+        _sweep(group, lambda item: item.hi, lambda a, b: a > b, lambda hi, item: hi > item.lo)
+        _sweep(reversed(group), lambda item: item.lo, lambda a, b: a < b, lambda lo, item: lo < item.hi)
+
+
+def _sweep(items: Iterable[_Item], far, better, overlaps) -> None:
+    """Flag each item that ``overlaps`` the farthest reach (``far``) of an item before it in
+    ``items`` from another stream: the best two reaches of distinct streams are kept."""
+    best: tuple[float, int] | None = None
+    second: tuple[float, int] | None = None
+    for item in items:
+        other = best if best is None or best[1] != item.stream else second
+        if other is not None and overlaps(other[0], item):
+            item.frame.flags = item.frame.flags | _UNCERTAIN
+        reach = far(item)
+        if best is None or better(reach, best[0]):
+            if best is not None and best[1] != item.stream:
+                second = best
+            best = (reach, item.stream)
+        elif item.stream != best[1] and (second is None or better(reach, second[0])):
+            second = (reach, item.stream)
 
 
 # -- frames ---------------------------------------------------------------------------------------
@@ -630,52 +822,49 @@ def _summary(http: dict) -> str:
     return f"entry {http['entry']}: {http['method']} {http['url']} → {answer}"
 
 
-def _frames_of(entry: _Entry, scheduler: _Scheduler) -> Iterator[Frame]:
+def _stream(entry: _Entry, stream: int, sent: float) -> list[_Item]:
+    """The frames of one exchange, in their order, placed on the timeline; ``sent``: the key of
+    the request (when it started, or the previous request's for an entry without times)."""
     http = entry.http
-    common = {"session": entry.session, "transport": "http"}
+    session = entry.session
+    common = {"session": session, "transport": "http"}
     t, ts = entry.started, entry.ts
+    lo = t if t is not None else sent
+    items: list[_Item] = []
     if entry.delivered:
         request_http = {**http, "role": "request"}
         if entry.body_error is not None:
-            yield Frame(entry.line, http["request_body"] or "", direction=Direction.C2S, kind=Kind.MALFORMED,
-                        error=f"{http['method']} body is not JSON: {entry.body_error}", t=t, ts=ts,
-                        http=request_http, **common)
+            frame = Frame(entry.line, http["request_body"] or "", direction=Direction.C2S, kind=Kind.MALFORMED,
+                          error=f"{http['method']} body is not JSON: {entry.body_error}", t=t, ts=ts,
+                          http=request_http, **common)
+            items.append(_Item(frame, stream, key=sent, lo=lo, hi=sent))
         for value in entry.sent:
-            for item in (value if isinstance(value, list) else (value,)):
-                if isinstance(item, dict) and "method" not in item and "id" in item:
-                    yield from scheduler.release_request(entry.session, item["id"])
-                params = item.get("params") if isinstance(item, dict) else None
-                if isinstance(params, dict) and isinstance(params.get("requestState"), str):
-                    yield from scheduler.release_state(entry.session, params["requestState"])
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":")) if len(entry.sent) > 1 \
                 else (http["request_body"] or "").strip()
-            yield Frame(entry.line, text, direction=Direction.C2S, msg=value, t=t, ts=ts,
-                        http=request_http, **common)
-        scheduler.client_sent(entry)
-    yield Frame(entry.line, _summary(http), kind=Kind.COMMENT, observed=False, t=t, ts=ts, http=http, **common)
-    if not entry.received:
-        return
-    queue: deque[tuple[Frame, Any]] = deque()
-    last = len(entry.received) - 1
-    for position, (event, value, error) in enumerate(entry.received):
-        if http["method"] == "GET":
-            when = None  # a long-lived stream: when each event came is unknown
-        else:
-            when = http["ended"] if position == last or event is None else http["first_byte"]
+            frame = Frame(entry.line, text, direction=Direction.C2S, msg=value, t=t, ts=ts, http=request_http,
+                          **common)
+            items.append(_Item(frame, stream, value, key=sent, lo=lo, hi=sent, wants=_wants(value, False, session),
+                               offers=_offers(value, False, session)))
+    exchange = Frame(entry.line, _summary(http), kind=Kind.COMMENT, observed=False, t=t, ts=ts, http=http, **common)
+    items.append(_Item(exchange, stream, key=sent, lo=lo, hi=sent))
+    for (event, value, error), (when, stamp, low, high, estimated) in zip(entry.received, _arrivals(entry, sent),
+                                                                          strict=True):
         facts = {**http, "role": "response"}
         if event is not None:
             facts.update(sse_event_id=event["id"], sse_event=event["event"], sse_index=event["index"])
             data = event["data"] or ""
         else:
             data = (http["response_body"] or "").strip()
-        moment = {"t": when, "ts": _iso(when) if when is not None else None}
+        moment = {"t": when, "ts": stamp or _iso(when)}
         if value is None:
             frame = Frame(entry.line, data, direction=Direction.S2C, kind=Kind.MALFORMED,
                           error=f"server message is not JSON: {error}", http=facts, **moment, **common)
         else:
             frame = Frame(entry.line, data, direction=Direction.S2C, msg=value, http=facts, **moment, **common)
-        queue.append((frame, value))
-    scheduler.queues.append(queue)
+        items.append(_Item(frame, stream, value, key=when if when is not None else low, lo=low, hi=high, server=True,
+                           estimated=estimated, wants=_wants(value, True, session),
+                           offers=_offers(value, True, session)))
+    return items
 
 
 def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
@@ -709,37 +898,50 @@ def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     sessions = _Sessions()
     for entry in entries:
         sessions.assign(entry)
-    scheduler = _Scheduler(entries)
     error_line = line_of(error.pos) if error is not None else None
     if oversized and error is not None:
         error = HarError(f"a line is longer than the reader's limit; {error}", error.pos)
 
-    by_line: dict[int, list[_Entry]] = {}
-    for entry in entries:
-        by_line.setdefault(entry.line, []).append(entry)
-    horizons = {id(entry): after.started for entry, after in itertools.pairwise(entries)}
+    streams: list[list[_Item]] = []
+    sent = -_INF
+    for stream, entry in enumerate(entries):
+        if entry.started is not None:
+            sent = entry.started + entry.resolution  # the latest it can have gone out
+        streams.append(_stream(entry, stream, sent))
+    ordered = list(_Timeline(streams).order())
+    _mark_uncertain(ordered)
+
+    entry_lines = {entry.line for entry in entries}
     session_at = None if not entries else entries[0].session
-    for number in range(1, len(texts) + 1):
-        text = texts[number - 1]
-        emitted = False
-        for entry in by_line.get(number, ()):
+    done = 0  # lines accounted for
+
+    def lines_before(end: int) -> Iterator[Frame]:
+        """The lines before ``end`` that no entry's records stand for."""
+        nonlocal done
+        while done + 1 < end:
+            done += 1
+            text, emitted = texts[done - 1], done in entry_lines
+            for message in bad.get(done, ()):
+                yield Frame(done, text, kind=Kind.MALFORMED, flags=frozenset({"envelope"}), error=message,
+                            session=session_at, transport="http", observed=False)
+                emitted = True
+            if done == error_line:
+                yield Frame(done, text, kind=Kind.MALFORMED, flags=frozenset({"envelope"}),
+                            error=f"unreadable HAR document: {error}", session=session_at, transport="http",
+                            observed=False)
+                emitted = True
+            if not emitted:
+                yield Frame(done, text, kind=Kind.COMMENT, observed=False, session=session_at, transport="http")
+
+    begun: set[int] = set()
+    for item in ordered:
+        if item.stream not in begun:
+            begun.add(item.stream)
+            entry = entries[item.stream]
+            yield from lines_before(entry.line)
             session_at = entry.session
-            yield from _frames_of(entry, scheduler)
-            yield from scheduler.release(horizons.get(id(entry)))
-            emitted = True
-        for message in bad.get(number, ()):
-            yield Frame(number, text, kind=Kind.MALFORMED, flags=frozenset({"envelope"}), error=message,
-                        session=session_at, transport="http", observed=False)
-            emitted = True
-        if number == error_line:
-            yield from scheduler.drain()
-            yield Frame(number, text, kind=Kind.MALFORMED, flags=frozenset({"envelope"}),
-                        error=f"unreadable HAR document: {error}", session=session_at, transport="http",
-                        observed=False)
-            emitted = True
-        if not emitted:
-            yield Frame(number, text, kind=Kind.COMMENT, observed=False, session=session_at, transport="http")
-    yield from scheduler.drain()
+        yield item.frame
+    yield from lines_before(len(texts) + 1)
 
 
 #: The facts worth keeping when a record leaves mcplint (``mcplint convert``): where it travelled.
