@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint.excerpt import mask_text, shorten
+from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Kind, Record
 from mcplint.rules._base import Tracker
 
@@ -525,12 +526,10 @@ def _ending(record: Record) -> dict | None:
         event = "never started"
     elif event not in ("exit", "closed"):
         return None
-    status, signal, by = msg.get("status"), msg.get("signal"), msg.get("by")
-    if by is None and event == "exit" and ("after stdin closed" in raw or "after mcplint capture received" in raw):
-        by = "client"  # mcplint capture saw the host close the server's stdin (or signal it) first
+    status, signal = msg.get("status"), msg.get("signal")
     return {"line": record.line, "event": event, "status": status if type(status) is int else None,
             "signal": signal if isinstance(signal, str) and signal else None,
-            "by": by if by in ("client", "server") else None, "source": str(msg.get("source") or "capture meta"),
+            "by": ended_by(msg), "source": str(msg.get("source") or "capture meta"),
             "text": shorten(mask_text(raw), 200) or None}
 
 

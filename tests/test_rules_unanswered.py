@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import orjson
+import pytest
 
 from mcplint.engine import Engine
 from tests.ruledocs import run_transcript
@@ -134,8 +135,8 @@ def test_call_sent_again_is_abandoned_by_the_client_and_unanswered_by_the_server
     text = INIT + search(1) + search(2) + result(2, body='{"content":[]}')
     (finding,) = hx(run_transcript(text))
     assert (finding.line, finding.code, finding.party, finding.severity.value) == (2, "HX001", None, "warning")
-    assert "the client gave up on it (sent it again as tools/call #2)" in finding.message
-    assert "the server never replied" in finding.message
+    assert "the server never replied, and the client gave up on it and sent it again as tools/call #2" \
+        in finding.message
     assert [(r.line, r.note) for r in finding.related] == [(3, "the same request sent again")]
 
 
@@ -174,6 +175,46 @@ def test_initialize_sent_again_stays_the_servers():
     found = hx(run_transcript(init + init.replace('"id":0', '"id":1')))
     assert [(f.line, f.party) for f in found] == [(1, "server"), (2, "server")]
     assert all("handshake never completed" in f.message for f in found)
+
+
+def capture(*records):
+    return hx(ENGINE.lint_stream(io.BytesIO(b"\n".join(orjson.dumps(r) for r in records) + b"\n"), "<t>"))
+
+
+HANDSHAKE = [
+    {"ts": "2025-01-01T00:00:00Z", "dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}},
+    {"ts": "2025-01-01T00:00:00Z", "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}},
+    {"ts": "2025-01-01T00:00:00Z", "dir": "c2s", "msg": {"jsonrpc": "2.0", "method": "notifications/initialized"}},
+]
+CALL = {"ts": "2025-01-01T00:00:01Z", "dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                                            "params": {"name": "fetch", "arguments": {}}}}
+
+
+@pytest.mark.parametrize("how", ["after stdin closed", "after mcplint capture received SIGTERM"])
+def test_client_that_closed_the_connection_gave_up_too(how):
+    end = {"ts": "2025-01-01T00:01:01Z", "dir": "meta", "event": "exit", "raw": f"server exited with status 0 {how}",
+           "status": 0, "signal": None, "steps": []}
+    (finding,) = capture(*HANDSHAKE, CALL, end)
+    assert (finding.line, finding.party) == (4, None)
+    assert "the client gave up on it and closed the connection (the session ends 1 line / 60.0 s later)" \
+        in finding.message
+    assert [(r.line, r.note) for r in finding.related] == [(5, "the client closed the connection")]
+
+
+def test_server_that_exited_on_its_own_owes_the_answer():
+    end = {"ts": "2025-01-01T00:01:01Z", "dir": "meta", "event": "exit", "status": 1, "signal": None, "steps": [],
+           "raw": "server exited with status 1 on its own while stdin was open"}
+    (finding,) = capture(*HANDSHAKE, CALL, end)
+    assert finding.party == "server" and "gave up" not in finding.message
+
+
+def test_initialize_open_when_the_client_closes_stays_the_servers():
+    end = {"ts": "2025-01-01T00:01:00Z", "dir": "meta", "event": "exit", "status": 0, "signal": None, "steps": [],
+           "raw": "server exited with status 0 after stdin closed"}
+    (finding,) = capture(HANDSHAKE[0], end)
+    assert finding.party == "server" and "handshake never completed" in finding.message
 
 
 # -- HX005 ------------------------------------------------------------------------------------

@@ -67,6 +67,21 @@ def ended(line: int, text: str, event: str, source: str, *, status: int | None =
                                     "by": by, "source": source}, **facts)
 
 
+def ended_by(msg: Any) -> str | None:
+    """Who ended the session according to an ending note (the ``msg`` of a comment made by
+    :func:`ended`, or ``mcplint capture``'s exit ``meta`` record, which says it in words):
+    "client", "server" or None."""
+    if type(msg) is not dict or msg.get("dir") != "meta":
+        return None
+    by, raw = msg.get("by"), msg.get("raw")
+    if by in ("client", "server"):
+        return by
+    if msg.get("event") == "exit" and isinstance(raw, str) and (
+            "after stdin closed" in raw or "after mcplint capture received" in raw):
+        return "client"  # mcplint capture saw the host close the server's stdin (or signal it) first
+    return None
+
+
 def unreadable(line: int, text: str, error: str) -> Frame:
     """A line the reader cannot interpret: reported (JR002, party capture), never dropped."""
     return Frame(line, text, kind=Kind.MALFORMED, flags=ENVELOPE, error=error)

@@ -12,6 +12,7 @@ from itertools import chain
 
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
+from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Record, Severity, id_key
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule
 
@@ -140,17 +141,21 @@ class RequestUnanswered(_Unanswered):
                    # else the root cause is the client's own unanswered server request (HX005)
                    and not blocking(session, entry, server_open)]
         again = sent_again(session, stalled) if stalled else {}
+        last = session.last_record
+        closed = last if last is not None and ended_by(last.msg) == "client" else None
         for entry in stalled:
             request, later = entry.record, again.get(entry)
-            if request.method == "initialize":
+            if request.method == "initialize":  # which the client may not cancel
                 yield self.report(request, f"{label(request)} was never answered, so the handshake never "
                                            f"completed: the server never replied ({until_end(entry, session)})")
-            elif later is not None:
+            elif later is not None or closed is not None:
+                gave_up = (later, "the same request sent again") if later is not None \
+                    else (closed, "the client closed the connection")
+                how = f"sent it again as {label(later)}" if later is not None else "closed the connection"
                 finding = self.report(
-                    request, f"{label(request)} was never answered and never cancelled: the client gave up on "
-                             f"it (sent it again as {label(later)}) and the server never replied "
-                             f"({until_end(entry, session)})",
-                    related=[(later, "the same request sent again")])
+                    request, f"{label(request)} was never answered and never cancelled: the server never replied, "
+                             f"and the client gave up on it and {how} ({until_end(entry, session)})",
+                    related=[gave_up])
                 finding.party = None  # both sides fell short; the capture cannot tell whose fault it is
                 yield finding
             else:
