@@ -41,7 +41,7 @@ def test_legal_tool_traffic_draws_nothing():
 
 def test_unknown_tool_success_result_is_tl006():
     text = LIST.format(version="2025-11-25") + call(2, "nope", OK)
-    assert tl(text) == [(5, "TL006", "error", "low")]
+    assert tl(text) == [(5, "TL006", "warning", "low")]
 
 
 def test_no_tool_list_means_no_judgement():
@@ -66,7 +66,7 @@ S→C {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"add","inputSchema":{"t
 C→S {"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"p2"}}
 S→C {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"mul","inputSchema":{"type":"object"}}]}}
 """ + call(3, "mul", TOOL_ERROR) + call(4, "sub", TOOL_ERROR)
-    assert tl(text) == [(9, "TL006", "error", "low")]
+    assert tl(text) == [(9, "TL006", "warning", "low")]
 
 
 def test_list_changed_makes_the_list_stale():

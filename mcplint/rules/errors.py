@@ -56,7 +56,7 @@ class UnknownToolMustBeProtocolError(Rule):
     """Checks for calls of unlisted tools answered with a result instead of a JSON-RPC error."""
 
     code, name = "TL006", "unknown-tool-must-be-protocol-error"
-    severity, level, spec = Severity.ERROR, "derived", _TOOL_ERRORS
+    severity, level, spec = Severity.WARNING, "derived", _TOOL_ERRORS
     party = "server"
     confidence = "low"
     kinds = frozenset({Kind.RESULT})
