@@ -307,7 +307,7 @@ class PromptErrorCode(Rule):
 
     def check(self, record, session):
         code = item_error_code(record, session, self._skip)
-        if code is None or code == -32602:
+        if code is None or code == -32602 or record.request is None:
             return
         name = prompt_name(record.request)
         label = shown(name) if name is not None else "a prompt"
