@@ -154,7 +154,8 @@ class CrashWatch:
         elif self.runtime == "Go":
             if _LOG_LINE.match(text):  # a goroutine dump is free-form: only a log line ends it
                 self.clear()
-        elif self.runtime == "Node.js" and (not text.strip() or text[0].isspace() or text.startswith(("Node.js v", "}"))):
+        elif self.runtime == "Node.js" and (not text.strip() or text[0].isspace()
+                                            or text.startswith(("Node.js v", "}"))):
             pass  # frames, the error's own properties, the runtime's version line
         elif _NODE_ERROR.match(text):
             self._error = (line, text.strip())

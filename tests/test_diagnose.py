@@ -210,8 +210,8 @@ def test_capture_exit_status_before_an_answer(tmp_path, stage):
 @pytest.mark.parametrize("stage", STAGES)
 def test_capture_killed_by_signal_before_an_answer(tmp_path, stage):
     steps = exchange(stage)
-    path = write_capture(tmp_path, steps, meta=[exit_meta("server was killed by SIGKILL on its own while stdin was open",
-                                                          signal="SIGKILL")])
+    killed = exit_meta("server was killed by SIGKILL on its own while stdin was open", signal="SIGKILL")
+    path = write_capture(tmp_path, steps, meta=[killed])
     (d,) = diagnose(path)
     assert d["suspect"] == f"The server was killed by SIGKILL before answering {stage} (line {pending_line(steps)})."
     assert d["exit"]["signal"] == "SIGKILL" and d["exit"]["status"] is None
@@ -325,7 +325,8 @@ def test_a_traceback_followed_by_log_lines_is_no_crash(tmp_path):
       "Traceback (most recent call last):", '  File "a.py", line 3, in <module>', "RuntimeError: config"],
      "RuntimeError: config"),
     (["  + Exception Group Traceback (most recent call last):", '  |   File "a.py", line 1, in <module>',
-      "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)", "  +-+---------------- 1 ----------------",
+      "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+      "  +-+---------------- 1 ----------------",
       "    | Traceback (most recent call last):", '    |   File "a.py", line 5, in run',
       "    | ConnectionError: upstream refused", "    +------------------------------------"],
      "ConnectionError: upstream refused"),
@@ -361,7 +362,8 @@ def test_crash_report_is_masked(tmp_path):
                                   ["Traceback (most recent call last):", '  File "/Users/sam/app/server.py", line 9',
                                    f"PermissionError: token {secret} rejected for /Users/sam/notes"]))
     assert secret not in orjson.dumps(d).decode() and "PermissionError" in d["suspect"]
-    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown", str(tmp_path / "end.mcplog")]).output
+    path = str(tmp_path / "end.mcplog")
+    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown", path]).output
     assert secret not in markdown and "/Users/sam/" not in markdown and "Crash report:" in markdown
 
 
@@ -462,3 +464,12 @@ def test_unanswered_tools_list_is_named(tmp_path):
     (d,) = diagnose(write_capture(tmp_path, exchange("tools/list")))
     assert d["last_stage"] == "initialized_sent"
     assert d["suspect"] == "tools/list (line 4) was never answered; the server owes the answer."
+
+
+def test_odd_exit_records_never_crash(tmp_path):
+    path = write_capture(tmp_path, exchange("initialize"), meta=[
+        {"event": "exit", "raw": 5, "status": "1", "signal": 9, "by": ["x"]},
+        {"event": "start", "raw": "mcplint capture started"}, {"event": None}])
+    (d,) = diagnose(path)
+    assert d["suspect"] == "The server exited before answering initialize (line 1)."
+    assert (d["exit"]["status"], d["exit"]["signal"], d["exit"]["by"], d["exit"]["text"]) == (None, None, None, None)
