@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mcplint import protocol
 from mcplint.excerpt import excerpt_of
-from mcplint.model import Finding, Kind, Record, Related, Severity
+from mcplint.model import ORDER_UNCERTAIN, Finding, Kind, Record, Related, Severity
 
 if TYPE_CHECKING:
     from mcplint.analyzer import Session
@@ -70,6 +70,10 @@ class Rule:
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
     default: ClassVar[bool] = True
+    #: the verdict depends on the order of messages from different streams (a HAR's exchanges):
+    #: reported with low confidence where the reader could not establish it (``ORDER_UNCERTAIN``
+    #: on the judged record or on a related one)
+    order_sensitive: ClassVar[bool] = False
     #: per-rule options: a pydantic model whose fields name attributes of the rule (thresholds...);
     #: ``[tool.mcplint.rules.<name>]`` is validated by it and set on the rule instance
     Options: ClassVar[type | None] = None
@@ -109,6 +113,10 @@ class Rule:
         ``level`` and ``spec`` override the rule's spec keyword and cited section for this
         finding (e.g. MUST from 2025-06-18, SHOULD before).
         """
+        related = list(related)
+        confidence = confidence or self.confidence
+        if self.order_sensitive and confidence != "low" and _order_uncertain(record, related):
+            confidence = "low"
         session = record.session
         version = record.version or (session.version if session is not None else None)
         cited = protocol.nearest_known(version, session.modern if session is not None else None)
@@ -121,7 +129,7 @@ class Rule:
             message=message,
             path=record.path,
             line=record.line,
-            confidence=confidence or self.confidence,
+            confidence=confidence,
             session=session.label if session is not None else None,
             direction=record.direction.value if record.direction else None,
             direction_inferred=record.direction is not None and not record.direction_observed,
@@ -132,7 +140,7 @@ class Rule:
             spec_url=protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else ""),
             hint=hint if hint is not None else (self.hint or None),
             excerpt=excerpt_of(record),
-            related=[Related(r.line if isinstance(r, Record) else r, note) for r, note in related],
+            related=[_related(r, note, record) for r, note in related],
         )
 
     @staticmethod
@@ -150,6 +158,44 @@ class Rule:
     @classmethod
     def summary(cls) -> str:
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else cls.name
+
+
+def _order_uncertain(record: Record, related: list[tuple[Record | int, str]]) -> bool:
+    return ORDER_UNCERTAIN in record.flags or any(
+        isinstance(other, Record) and ORDER_UNCERTAIN in other.flags for other, _ in related)
+
+
+def _related(other: Record | int, note: str, record: Record) -> Related:
+    """A related record; on HTTP input its note names the entry and how far apart in time it is
+    (the messages of a HAR entry all share the entry's first line)."""
+    if not isinstance(other, Record):
+        return Related(other, note)
+    if _entry(other) is not None:
+        note = f"{note} ({where(other)}{_apart(other, record)})"
+    return Related(other.line, note)
+
+
+def _entry(record: Record) -> int | None:
+    http = record.http
+    return http.get("entry") if type(http) is dict else None
+
+
+def where(record: Record, on: bool = False) -> str:
+    """Where a record is: ``line 12`` (``on line 12``); on HTTP input ``entry 4`` (``in entry 4``),
+    as all the messages of a HAR entry share its first line."""
+    entry = _entry(record)
+    if entry is None:
+        return f"on line {record.line}" if on else f"line {record.line}"
+    return f"in entry {entry}" if on else f"entry {entry}"
+
+
+def _apart(other: Record, record: Record) -> str:
+    """``, 1.5 s earlier``: when ``other`` came, seen from ``record``."""
+    if other.t is None or record.t is None or other is record:
+        return ""
+    gap = abs(record.t - other.t)
+    amount = f"{gap * 1000:.0f} ms" if gap < 1 else f"{gap:.1f} s"
+    return f", {amount} {'earlier' if other.t <= record.t else 'later'}"
 
 
 class Tracker:

@@ -68,6 +68,7 @@ class CancelUnknownOrWrongDirection(CancelRule):
     """Checks that a cancellation names a request that its sender issued."""
 
     code, name = "CN001", "cancel-unknown-or-wrong-direction"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
     hint = "Cancel only your own requests, by their exact id (same value and type)."
 
@@ -106,6 +107,7 @@ class CancelCompletedRequest(CancelRule):
     """Checks for cancellations of requests whose response the canceller had already received."""
 
     code, name = "CN002", "cancel-completed-request"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "MUST", _BEHAVIOR
     confidence = "low"
     hint = "Cancel only requests still in progress; once the response arrived there is nothing to cancel."
@@ -180,6 +182,7 @@ class ResponseAfterCancel(Rule):
     """Checks for responses (and progress) sent for a request after its cancellation."""
 
     code, name = "CN006", "response-after-cancel"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _BEHAVIOR
     confidence = "low"
     kinds = RESPONSES | NOTIFICATIONS

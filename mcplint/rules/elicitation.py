@@ -527,6 +527,7 @@ class ElicitationCompleteUnknownId(Rule):
     """Checks that elicitation completion notifications name an elicitationId the server issued."""
 
     code, name = "EL009", "elicitation-complete-unknown-id"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", "client/elicitation §Completion Notifications for URL Mode Elicitation"
     party = "server"
     versions = _URL_ERA

@@ -56,6 +56,7 @@ class UnknownToolMustBeProtocolError(Rule):
     """Checks for calls of unlisted tools answered with a result instead of a JSON-RPC error."""
 
     code, name = "TL006", "unknown-tool-must-be-protocol-error"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "derived", _TOOL_ERRORS
     party = "server"
     confidence = "low"
@@ -83,6 +84,7 @@ class UnknownToolErrorCode(Rule):
     """Checks that an unknown tool is reported with error code -32602 (Invalid params)."""
 
     code, name = "TL007", "unknown-tool-error-code"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "info", _TOOL_ERRORS
     party = "server"
     kinds = frozenset({Kind.ERROR})
@@ -114,6 +116,7 @@ class ToolFailureAsProtocolError(Rule):
     """Checks for failures of a listed tool sent as a JSON-RPC error instead of an isError result."""
 
     code, name = "TL019", "tool-failure-as-protocol-error"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _TOOL_ERRORS
     party = "server"
     confidence = "low"

@@ -127,6 +127,7 @@ class RequestIdReused(Rule):
     """Checks for a sender reusing one of its own request ids."""
 
     code, name = "JR006", "request-id-reused"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST NOT", _REQUESTS
     kinds = REQUESTS
     hint = "Never reuse a request id within a session (2026-07-28: while it is outstanding)."
@@ -199,6 +200,7 @@ class ResponseToNotification(Rule):
     """Checks for success responses that answer no request (typically a notification)."""
 
     code, name = "JR010", "response-to-notification"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST NOT", "basic §Notifications"
     kinds = frozenset({Kind.RESULT})
     answers = frozenset({"no-id"})
@@ -223,6 +225,7 @@ class ResponseUnknownId(Rule):
     """Checks for responses whose id matches no request the peer sent."""
 
     code, name = "JR011", "response-unknown-id"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
     kinds = RESPONSES
     answers = frozenset({"unknown", "own-id"})  # "echo-invalid" answers an invalid message: fine
@@ -260,6 +263,7 @@ class DuplicateResponse(Rule):
     """Checks for a second response to an already answered request."""
 
     code, name = "JR013", "duplicate-response"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _RESPONSES
     kinds = RESPONSES
     answers = frozenset({"duplicate"})

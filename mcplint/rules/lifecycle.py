@@ -15,7 +15,7 @@ from mcplint import protocol
 from mcplint.analyzer import Phase
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, result_of, rule,
+    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, result_of, rule, where,
 )
 
 C2S, S2C = Direction.C2S, Direction.S2C
@@ -87,6 +87,7 @@ class InitializeNotFirst(Rule):
     """Checks that the client's first message of a session is the initialize request."""
 
     code, name = "LC001", "initialize-not-first"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _INIT
     party = "client"
     versions = protocol.LEGACY
@@ -114,6 +115,7 @@ class ServerSpeaksBeforeInitialize(Rule):
     """Checks for server messages sent before the client's initialize request arrived."""
 
     code, name = "LC002", "server-speaks-before-initialize"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _INIT
     party = "server"
     versions = protocol.LEGACY
@@ -198,6 +200,7 @@ class RequestBeforeInitResponse(Rule):
     """Checks for client requests other than ping sent before initialize was answered."""
 
     code, name = "LC005", "request-before-init-response"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
     versions = protocol.LEGACY
     kinds = REQUESTS
@@ -215,6 +218,7 @@ class ServerRequestBeforeInitialized(Rule):
     """Checks for server requests other than ping sent before notifications/initialized."""
 
     code, name = "LC006", "server-request-before-initialized"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD NOT", _INIT
     versions = protocol.LEGACY
     kinds = REQUESTS
@@ -265,6 +269,7 @@ class InitializedPremature(Rule):
     """Checks for notifications/initialized sent before the initialize result or after an initialize error."""
 
     code, name = "LC008", "initialized-premature"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _INIT
     versions = protocol.LEGACY
     kinds = NOTIFICATIONS
@@ -287,6 +292,7 @@ class OperationBeforeInitialized(Rule):
     """Checks for client requests sent after the initialize result but before notifications/initialized."""
 
     code, name = "LC009", "operation-before-initialized"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "derived", _INIT
     versions = protocol.LEGACY
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
@@ -328,7 +334,7 @@ class Reinitialize(Rule):
         if record.direction is S2C or earlier is None or earlier is record or session.phase == Phase.FAILED:
             return  # a retry after a failed initialize is no re-initialization
         yield self.report(record, f"Second initialize in session {session.label} "
-                                  f"(the first was on line {earlier.line})",
+                                  f"(the first was {where(earlier, on=True)})",
                           related=[(earlier, "first initialize")])
 
 
@@ -361,7 +367,7 @@ class VersionNotEchoed(Rule):
         before = echoed.get(requested)
         if before is not None:
             yield self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
-                                      f"{requested!r}, although it accepted {requested!r} on line {before.line}",
+                                      f"{requested!r}, although it accepted {requested!r} {where(before, on=True)}",
                               severity=Severity.WARNING, confidence="low",
                               related=[(before, f"the same server echoed {requested!r}")])
         else:
@@ -374,6 +380,7 @@ class ClientContinuesOnUnsupportedVersion(Rule):
     """Checks for clients that keep operating after the server chose a version they cannot support."""
 
     code, name = "LC012", "client-continues-on-unsupported-version"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _NEGOTIATION
     confidence = "low"
     party = "client"
@@ -444,6 +451,7 @@ class OperationAfterInitError(Rule):
     """Checks for client requests sent on a session whose initialize failed."""
 
     code, name = "LC015", "operation-after-init-error"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "derived", "basic/lifecycle §Error Handling"
     confidence = "low"
     versions = protocol.LEGACY

@@ -22,7 +22,7 @@ from mcplint.analyzer import Bounded, Phase
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN  # the redaction engine will supersede these
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker,
+    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker, where,
 )
 from mcplint.rules._feature_helpers import (
     ENVELOPE_CODES, a, error_code, plural, request_meta, shown,
@@ -125,6 +125,7 @@ class LogWithoutCapability(Rule):
     """Checks for log messages from servers whose capabilities lack `logging`, where CAP003 cannot tell."""
 
     code, name = "LG001", "log-without-capability"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _CAPS
     kinds = NOTIFICATIONS | frozenset({Kind.RESULT})
     methods = frozenset({MESSAGE, "initialize"})
@@ -155,7 +156,7 @@ class LogWithoutCapability(Rule):
             return
         for log in early:
             yield self.report(log, f"Server sent this log message before its initialize result, which "
-                                   f"then declared no 'logging' capability (line {record.line})",
+                                   f"then declared no 'logging' capability ({where(record)})",
                               related=[(record, "initialize result without logging")])
 
 
@@ -239,6 +240,7 @@ class LogBelowThreshold(Rule):
     """Checks for log messages below the minimum level the client set with `logging/setLevel`."""
 
     code, name = "LG004", "log-below-threshold"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", "server/utilities/logging §Setting Log Level"
     versions = protocol.LEGACY
     kinds = NOTIFICATIONS
@@ -397,6 +399,7 @@ class ModernLogWithoutLoglevel(Rule):
     """Checks that 2026-07-28 servers log only for in-flight requests that set a log level, at or above it."""
 
     code, name = "LG007", "modern-log-without-loglevel"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST NOT", _PER_REQUEST
     versions = protocol.MODERN
     kinds = NOTIFICATIONS

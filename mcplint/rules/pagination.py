@@ -110,6 +110,7 @@ class CursorNotIssued(Rule):
     """Checks that list requests only pass back cursors the other side issued as `nextCursor`."""
 
     code, name = "PA001", "cursor-not-issued"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _GUIDE
     kinds = REQUESTS
     methods = PAGINATED

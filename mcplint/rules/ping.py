@@ -74,6 +74,7 @@ class PingUnanswered(Rule):
     """Checks for pings the receiver did not answer promptly: given up, overtaken or answered late."""
 
     code, name = "PI003", "ping-unanswered"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "heuristic", _BEHAVIOR
     party = "receiver"
     confidence = "low"

@@ -67,6 +67,7 @@ class ProgressTokenNotUnique(ProgressRule):
     """Checks that a sender does not reuse the progress token of one of its active requests."""
 
     code, name = "PR002", "progress-token-not-unique"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
     kinds = REQUESTS
     methods = None
@@ -101,6 +102,7 @@ class ProgressUnknownToken(ProgressRule):
     """Checks for progress notifications whose token the peer never issued in a request."""
 
     code, name = "PR003", "progress-unknown-token"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
     hint = ("Only send progress for a token that the peer put in params._meta.progressToken "
             "of a request it sent you.")
@@ -154,6 +156,7 @@ class ProgressAfterCompletion(ProgressRule):
     """Checks for progress notifications sent after the request they report on was answered."""
 
     code, name = "PR004", "progress-after-completion"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
     hint = "Send the last progress notification before the response, never after it."
 
@@ -174,6 +177,7 @@ class ProgressNotIncreasing(ProgressRule):
     """Checks that the ``progress`` value of one token increases with every notification."""
 
     code, name = "PR005", "progress-not-increasing"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
     hint = "Send a strictly larger progress value each time; skip notifications that add nothing."
 

@@ -97,6 +97,7 @@ class PromptUnknownNameAccepted(Rule):
     """Checks for `prompts/get` of a name absent from the complete prompt list answered with success."""
 
     code, name = "PM001", "prompt-unknown-name-accepted"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _ERRORS
     party = "server"
     confidence = "low"
@@ -295,6 +296,7 @@ class PromptErrorCode(Rule):
     """Checks that `prompts/get` of an unknown prompt or without required arguments is refused with -32602."""
 
     code, name = "PM005", "prompt-error-code"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _ERRORS
     party = "server"
     kinds = frozenset({Kind.ERROR})

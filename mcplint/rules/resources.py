@@ -141,6 +141,7 @@ class UpdatedWithoutSubscription(Rule):
     """Checks for `notifications/resources/updated` about URIs the client did not subscribe to."""
 
     code, name = "RS002", "updated-without-subscription"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", "server/resources §Subscriptions"
     confidence = "low"
     versions = protocol.LEGACY

@@ -493,6 +493,7 @@ class ForbiddenToolInvokedAsTask(TaskRule):
     """Checks for task-augmented calls of tools whose ``execution.taskSupport`` forbids tasks."""
 
     code, name = "TK002", "forbidden-tool-invoked-as-task"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST NOT", _TOOL_LEVEL
     kinds = REQUESTS | RESPONSES
     methods = frozenset({"tools/call"})
@@ -529,6 +530,7 @@ class RequiredToolInvokedWithoutTask(TaskRule):
     """Checks for plain calls of tools whose ``execution.taskSupport`` is ``"required"``."""
 
     code, name = "TK003", "required-tool-invoked-without-task"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _TOOL_LEVEL
     kinds = REQUESTS | RESPONSES
     methods = frozenset({"tools/call"})
@@ -662,6 +664,7 @@ class TaskStatusTransition(TaskRule):
     """Checks that a task that reached a terminal status never shows another status."""
 
     code, name = "TK008", "task-status-transition"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _LIFECYCLE
     kinds = frozenset({Kind.RESULT, Kind.NOTIFICATION})
     hint = "Never change a task after completed, failed or cancelled; keep reporting that status."
@@ -751,6 +754,7 @@ class CancelTerminalTask(TaskRule):
     """Checks that ``tasks/cancel`` of a task in a terminal status is refused with -32602."""
 
     code, name = "TK011", "cancel-terminal-task"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _CANCEL
     kinds = RESPONSES
     methods = frozenset({"tasks/cancel"})
@@ -871,6 +875,7 @@ class TasksResultSemantics(TaskRule):
     """Checks that ``tasks/result`` returns the original request's result, and only for finished tasks."""
 
     code, name = "TK015", "tasks-result-semantics"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _RETRIEVAL
     kinds = frozenset({Kind.RESULT, Kind.NOTIFICATION})
     hint = ("Block tasks/result until the task is terminal, then return exactly what the original request "
@@ -1100,6 +1105,7 @@ class TaskProgressToken(TaskRule):
     """Checks that task progress uses the original request's token and stops when the task ends."""
 
     code, name = "PR007", "task-progress-token"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", "basic/utilities/progress §Behavior Requirements"
     kinds = NOTIFICATIONS
     methods = frozenset({PROGRESS})

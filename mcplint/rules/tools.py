@@ -402,6 +402,7 @@ class ArgumentsViolateInputSchema(Rule):
     """Checks ``tools/call`` arguments against the listed tool's ``inputSchema``."""
 
     code, name = "TL008", "arguments-violate-input-schema"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "derived", _TOOLS
     party = "client"
     kinds = frozenset({Kind.REQUEST})
@@ -424,6 +425,7 @@ class InvalidArgumentsAccepted(Rule):
     """Checks for tool calls with schema-invalid arguments that the server answered as a success."""
 
     code, name = "TL009", "invalid-arguments-accepted"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "MUST", "server/tools §Security Considerations"
     party = "server"
     confidence = "low"
@@ -482,6 +484,7 @@ class StructuredContentMissing(Rule):
     """Checks that results of tools with an ``outputSchema`` carry ``structuredContent``."""
 
     code, name = "TL010", "structured-content-missing"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
     party = "server"
     kinds = _RESULTS
@@ -507,6 +510,7 @@ class StructuredContentInvalid(Rule):
     """Checks ``structuredContent`` against the tool's ``outputSchema``."""
 
     code, name = "TL011", "structured-content-invalid"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
     party = "server"
     kinds = _RESULTS
@@ -745,6 +749,7 @@ class ListVariesPerConnection(Rule):
     """Checks that successive complete tool lists only differ after a list-change notification."""
 
     code, name = "TL017", "list-varies-per-connection"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "MUST NOT", "server/tools §Capabilities"
     party = "server"
     confidence = "low"
