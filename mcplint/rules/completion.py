@@ -164,6 +164,7 @@ class CompletionErrorCodes(Rule):
     """Checks that completion requests with an unknown prompt or bad arguments are refused with -32602."""
 
     code, name = "CP004", "completion-error-codes"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "SHOULD", f"{_PAGE} §Error Handling"
     party = "server"
     versions = protocol.since(protocol.V2025_03_26)

@@ -193,6 +193,7 @@ class TimeoutWithoutCancel(_Reissue):
     """Checks for clients that re-send a call they gave up on without cancelling the first one."""
 
     code, name = "HX004", "timeout-without-cancel"
+    order_sensitive = True
     severity, level, spec = Severity.WARNING, "SHOULD", _TIMEOUTS
     versions = protocol.LEGACY
     hint = ("When you stop waiting for a request, send notifications/cancelled for it before (or "
@@ -240,6 +241,7 @@ class CallUnlistedTool(Rule):
     """Checks for calls of tools missing from the server's latest complete tool list."""
 
     code, name = "HX007", "call-unlisted-tool"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "heuristic", "server/tools §Listing Tools"
     confidence = "low"
     party = "client"
@@ -295,6 +297,7 @@ class ListChangeWithoutNotification(Rule):
     """Checks for lists that changed between two listings without a list_changed notification."""
 
     code, name = "HX008", "list-change-without-notification"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "SHOULD", "server/tools §List Changed Notification"
     confidence = "low"
     party = "server"
@@ -377,6 +380,7 @@ class RetryStorm(Rule):
     """Checks for the same request re-sent many times in a row while the earlier copies failed."""
 
     code, name = "HX009", "retry-storm"
+    order_sensitive = True
     severity, level, spec = Severity.INFO, "heuristic", _TIMEOUTS
     confidence = "low"
     kinds = REQUESTS
