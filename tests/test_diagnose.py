@@ -419,6 +419,9 @@ def test_vscode_exit_lines(tmp_path, stage):
         ("info", "Stopping server weather"), ("info", "Connection state: Stopped")])))
     assert "The client ended the session" in d["suspect"] and d["exit"]["by"] == "client"
 
+    (d,) = diagnose(write_lines(tmp_path, "disposed.log", vscode_log(steps, [("info", "Connection state: Stopped")])))
+    assert "the log does not say which side closed it" in d["suspect"]  # exit code 0, or VS Code let go
+
 
 @pytest.mark.parametrize("stage", STAGES)
 def test_claude_desktop_exit_lines(tmp_path, stage):

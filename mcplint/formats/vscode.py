@@ -18,9 +18,10 @@
 - Sessions: ``<server>#<n>``, a new start at ``Starting server <name>`` / ``Connection state:
   Starting`` (consecutive markers count once) or at a second ``initialize`` request.
 - How the server ended (``Connection state: Error Process exited with code 1``, ``code null``
-  for a signal, ``Server exited before responding to `initialize` request.``, ``Connection
-  state: Stopped``, ``Stopping server <name>`` when VS Code stops it) is a comment carrying the
-  facts as ``msg`` (see :func:`mcplint.formats._common.ended`).
+  for a signal, ``Server exited before responding to `initialize` request.``, ``Stopping server
+  <name>`` when VS Code stops it, ``Connection state: Stopped`` after an exit with code 0 or when
+  VS Code let go of the server) is a comment carrying the facts as ``msg`` (see
+  :func:`mcplint.formats._common.ended`).
 """
 
 from __future__ import annotations
@@ -108,8 +109,10 @@ def _ending(rest: str) -> dict | None:
         code = exited.group(1)
         status = dict(status=None, signal="unknown") if code == "null" else dict(status=int(code))
         return dict(event="exit", source="VS Code log", **status)
-    if rest.startswith(("Server exited before responding", "Connection state: Stopped")):
+    if rest.startswith("Server exited before responding"):
         return dict(event="exit", source="VS Code log")
+    if rest.startswith("Connection state: Stopped"):  # exit code 0, or VS Code disposed of the connection
+        return dict(event="closed", source="VS Code log")
     if rest.startswith("Stopping server"):
         return dict(event="exit", source="VS Code log", by="client")
     return None
