@@ -64,7 +64,7 @@ def test_unknown_argument_of_a_listed_prompt():
     text = INIT + ('C→S {"jsonrpc":"2.0","id":1,"method":"prompts/list"}\n'
                    'S→C {"jsonrpc":"2.0","id":1,"result":{"prompts":[{"name":"p","arguments":[{"name":"lang"}]}]}}\n'
                    + complete(2) + 'S→C {"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"nope"}}\n')
-    assert cp(text) == [(5, "CP004", "info")]
+    assert cp(text) == [(5, "CP004", "warning")]
 
 
 def test_undeclared_capability_refusal_is_cap007s():

@@ -356,7 +356,7 @@ class UndeclaredFeatureErrorCode(Rule):
     """Checks that roots/list and completion/complete are refused with -32601 when undeclared."""
 
     code, name = "CAP007", "undeclared-feature-error-code"
-    severity, level, spec = Severity.INFO, "SHOULD", "client/roots §Error Handling"
+    severity, level, spec = Severity.WARNING, "SHOULD", "client/roots §Error Handling"
     versions = protocol.LEGACY
     kinds = frozenset({Kind.ERROR})
     methods = frozenset(_REFUSAL_SPECS)

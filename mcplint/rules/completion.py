@@ -165,7 +165,7 @@ class CompletionErrorCodes(Rule):
 
     code, name = "CP004", "completion-error-codes"
     order_sensitive = True
-    severity, level, spec = Severity.INFO, "SHOULD", f"{_PAGE} §Error Handling"
+    severity, level, spec = Severity.WARNING, "SHOULD", f"{_PAGE} §Error Handling"
     party = "server"
     versions = protocol.since(protocol.V2025_03_26)
     kinds = frozenset({Kind.ERROR})

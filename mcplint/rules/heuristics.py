@@ -613,7 +613,7 @@ class SecretsInTraffic(Rule):
     """Checks for credentials (API keys, tokens, passwords) travelling in messages."""
 
     code, name = "HX011", "secrets-in-traffic"
-    severity, level, spec = Severity.WARNING, "heuristic", "basic/security_best_practices"
+    severity, level, spec = Severity.INFO, "heuristic", "basic/security_best_practices"
     confidence = "low"
     kinds = MESSAGES
     hint = ("Keep credentials out of MCP messages: configure them in the server's environment, and "
