@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from mcplint import protocol
 from mcplint.excerpt import mask_text, shorten
-from mcplint.model import Direction, Kind, Record, id_key
+from mcplint.model import ORDER_UNCERTAIN, Direction, Kind, Record, id_key
 from mcplint.rules._base import Tracker, tracker
 
 EXCHANGES = frozenset({Kind.COMMENT})
@@ -406,7 +406,7 @@ def runs(session: Any, facts: HttpFacts) -> dict[tuple, Run]:
             ended = entry.response if entry.response is not None else entry.cancel
             if ended is None:
                 sure = may = INF
-            elif ended.t is None:
+            elif ended.t is None:  # (else: a response ends its stream; its time is the end or its chunk's)
                 sure, may = (start if start is not None else -INF), INF
             else:
                 sure = may = ended.t
@@ -429,9 +429,12 @@ def running_alone(candidates: dict[tuple, Run], low: float, high: float) -> Run 
     return only
 
 
-def arrival(value: dict, http: dict, session: Any) -> tuple[float, float]:
-    """When a server message of a stream may have arrived: while the stream was open, and for a
-    server request, before the client answered it."""
+def arrival(value: dict, http: dict, session: Any, record: Record | None = None) -> tuple[float, float]:
+    """When a server message of a stream may have arrived: when its ``record`` arrived, if the
+    reader knows it; else while the stream was open, and for a server request, before the client
+    answered it."""
+    if record is not None and record.t is not None and ORDER_UNCERTAIN not in record.flags:
+        return record.t, record.t
     low = http["first_byte"] if http["first_byte"] is not None else http["started"]
     high = http["ended"] if http["ended"] is not None else INF
     if shape(value) == "request":

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterator
 
 from mcplint import protocol
-from mcplint.model import Direction, Finding, Record, Severity, id_key
-from mcplint.rules._base import RESPONSES, Rule, fmt_id, rule
+from mcplint.model import Direction, Finding, Kind, Record, Severity, id_key
+from mcplint.rules._base import NOTIFICATIONS, REQUESTS, RESPONSES, Rule, fmt_id, rule
 from mcplint.rules._http import (
     EXCHANGES,
     JSON,
@@ -335,6 +335,16 @@ class SseUnrelatedMessages(ExchangeRule):
     party = "server"
     hint = ("Send a request's progress, log messages and requests on that request's POST stream; keep the GET "
             "stream for messages unrelated to running requests.")
+    kinds = EXCHANGES | REQUESTS | NOTIFICATIONS  # the GET stream's messages: when each arrived
+    requires = frozenset({"http"})
+
+    def check(self, record, session):
+        http = record.http
+        if record.kind is not Kind.COMMENT:
+            if http.get("role") == "response" and http["method"] == "GET" and record.method in _REQUEST_SCOPED:
+                session.state_for(self).setdefault((http["entry"], http["sse_index"]), record)
+            return ()
+        return super().check(record, session)
 
     def judge(self, record, http, session):
         yield from progress_on_other_stream(self, record, http, session)
@@ -342,34 +352,38 @@ class SseUnrelatedMessages(ExchangeRule):
     def finish(self, session):
         if session.modern:
             return
-        facts = facts_of(session)
+        facts, arrived = facts_of(session), session.state_for(self)
         candidates = None
         for stream in facts.streams.values():
             http = stream.record.http
             if stream.method != "GET" or not streamable(http) or request_header(http, "last-event-id"):
                 continue  # a resumption replays a POST stream
-            tied: dict[tuple, list[str]] = {}  # (request key, by token) -> messages
-            for value in received(http):
-                if shape(value) == "invalid" or value.get("method") not in _REQUEST_SCOPED \
-                        or _RELATED_TASK in _meta_of(value):
-                    continue  # task messages may use any stream (2025-11-25 tasks §Input Required Status)
-                candidates = candidates if candidates is not None else runs(session, facts)
-                low, high = arrival(value, http, session)
-                if value["method"] == "notifications/progress":
-                    run = _by_token(value, facts, candidates)
-                    if run is not None and not run.task and low <= run.may_end:
-                        tied.setdefault((run.key, True), []).append(describe(value))
-                elif (run := running_alone(candidates, low, high)) is not None:
-                    tied.setdefault((run.key, False), []).append(describe(value))
+            tied: dict[tuple, list] = {}  # (request key, by token) -> [(message, its record)]
+            for event, data in stream_events(http):
+                for value in data if isinstance(data, list) else (data,):
+                    if shape(value) == "invalid" or value.get("method") not in _REQUEST_SCOPED \
+                            or _RELATED_TASK in _meta_of(value):
+                        continue  # task messages may use any stream (2025-11-25 tasks §Input Required Status)
+                    candidates = candidates if candidates is not None else runs(session, facts)
+                    message = arrived.get((http["entry"], event["index"]))
+                    low, high = arrival(value, http, session, message)
+                    if value["method"] == "notifications/progress":
+                        run = _by_token(value, facts, candidates)
+                        if run is not None and not run.task and low <= run.may_end:
+                            tied.setdefault((run.key, True), []).append((describe(value), message))
+                    elif (run := running_alone(candidates, low, high)) is not None:
+                        tied.setdefault((run.key, False), []).append((describe(value), message))
             for (key, by_token), messages in tied.items():
                 yield self._finding(stream.record, candidates[key], by_token, messages)
 
-    def _finding(self, record: Record, run, by_token: bool, messages: list[str]) -> Finding:
-        http = record.http
-        counts = Counter(messages)
+    def _finding(self, exchange_record: Record, run, by_token: bool, messages: list) -> Finding:
+        """One finding per GET stream and request, on the first message (else the exchange)."""
+        http = exchange_record.http
+        counts = Counter(text for text, _ in messages)
         what = ", ".join(f"{m} ×{n}" if n > 1 else m for m, n in list(counts.items())[:3])
         what += f" and {len(counts) - 3} more" if len(counts) > 3 else ""
         request = f"{run.method} #{fmt_id(run.key[1])}" + (f" (entry {run.entry})" if run.entry is not None else "")
+        record = next((r for _, r in messages if r is not None), exchange_record)
         if by_token:
             return self.report(record, f"{where(http)}: {what} for the progress token of {request} arrived on the "
                                        "standalone GET stream; it belongs on that request's POST stream",
