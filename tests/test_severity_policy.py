@@ -24,9 +24,10 @@ POLICY = {
 DERIVED = "derived"  # no keyword of its own: the severity of the requirement it derives from
 
 #: Rules whose default severity departs from ``POLICY`` (and every ``derived`` rule), with the
-#: reason, which the rule's page argues. "Guess": the capture can only suggest the violation
-#: (error-message wording, names, timing, which request a message belongs to), so the finding
-#: is one step softer and has low confidence, as the standards ask where the capture leaves room.
+#: reason. The rule's page argues it, except for AU007, HM017 and HX008, whose pages do not say
+#: yet why they stay info. "Guess": the capture can only suggest the violation (error-message
+#: wording, names, timing, which request a message belongs to), so the finding is one step
+#: softer and has low confidence, as the standards ask where the capture leaves room.
 DEVIATIONS = {
     # -- MUST / MUST NOT / SCHEMA, softer ------------------------------------------------------
     "CN002": "the cancellation page allows the race ('MAY arrive after the request has already finished'); "
