@@ -10,7 +10,9 @@ import pytest
 from mcplint.engine import Engine
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
-from tests.harbuilder import ACCEPT, dumps, entry, handshake, har, post_headers
+from datetime import timedelta
+
+from tests.harbuilder import ACCEPT, START, dumps, entry, handshake, har, post_headers
 
 ENGINE = Engine()
 SID = "s1"
@@ -352,6 +354,20 @@ def test_log_on_the_get_stream_while_one_call_runs_is_info():
     running = call(1, 1.0, 5000, [{"id": "e1", "data": ""}, result(1)])
     stream = get(sse=[log()], started=2.0, time_ms=1000)  # opened and closed while the call ran
     assert ht010([running, stream]) == [("HT010", "info")]
+
+
+def chunked(item, *seconds):
+    """``item`` whose SSE events arrived at ``seconds`` after START, one ``_chunks`` entry each."""
+    events = [text + "\n\n" for text in item["response"]["content"]["text"].split("\n\n") if text]
+    item["response"]["_chunks"] = [
+        {"ts": (START + timedelta(seconds=t)).isoformat(timespec="microseconds").replace("+00:00", "Z"),
+         "size": len(text.encode())} for text, t in zip(events, seconds, strict=True)]
+    return item
+
+
+def test_measured_arrival_ties_a_log_on_a_long_lived_get_stream():
+    stream = chunked(streaming(get(sse=[log("during"), log("after")], started=0.5, time_ms=20000)), 2.0, 8.0)
+    assert ht010([stream, call(1, 1.0, 5000, [{"id": "e1", "data": ""}, result(1)])]) == [("HT010", "info")]
 
 
 def test_elicitation_on_the_get_stream_while_one_call_runs_is_info():
