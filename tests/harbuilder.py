@@ -59,9 +59,12 @@ _STATUS_TEXT = {200: "OK", 202: "Accepted", 204: "No Content", 400: "Bad Request
 def entry(method: str = "POST", url: str = URL, *, request_headers: dict | None = None, body: Any = None,
           status: int = 200, response_headers: dict | None = None, json_body: Any = None, sse: list | None = None,
           text: str | None = None, mime: str | None = None, started: float = 0.0, time_ms: float = 5.0,
-          error: str | None = None) -> dict:
+          error: str | None = None, arrivals: list[float] | None = None, wait_ms: float | None = None) -> dict:
     """One HAR entry. ``body``: the request body (a value is JSON-encoded); the response is
-    ``json_body`` (application/json), ``sse`` (text/event-stream events) or ``text``."""
+    ``json_body`` (application/json), ``sse`` (text/event-stream events) or ``text``.
+    ``arrivals``: seconds after START at which each SSE event (or the body) arrived, recorded as
+    ``response._chunks`` (one chunk each); ``wait_ms``: the time to the first byte (default: all
+    but the last millisecond)."""
     req_headers = dict(request_headers or {})
     post = None
     if body is not None:
@@ -84,6 +87,8 @@ def entry(method: str = "POST", url: str = URL, *, request_headers: dict | None 
     if "text" in content:
         content["size"] = len(content["text"].encode("utf-8"))
     when = START + timedelta(seconds=started)
+    wait = {"wait": max(time_ms - 1, 0), "receive": min(time_ms, 1)} if wait_ms is None else \
+        {"wait": min(wait_ms, time_ms), "receive": time_ms - min(wait_ms, time_ms)}
     request = {"method": method, "url": url, "httpVersion": "HTTP/1.1", "headers": headers(req_headers),
                "queryString": [], "cookies": [], "headersSize": -1, "bodySize": len(post["text"]) if post else 0}
     if post is not None:
@@ -93,10 +98,13 @@ def entry(method: str = "POST", url: str = URL, *, request_headers: dict | None 
                 "headersSize": -1, "bodySize": content["size"]}
     if error:
         response["_error"] = error
+    if arrivals is not None:
+        parts = [sse_text([event]) for event in sse] if sse is not None else [content.get("text", "")]
+        response["_chunks"] = [{"ts": _stamp(START + timedelta(seconds=at), "microseconds"),
+                                "size": len(part.encode("utf-8"))} for at, part in zip(arrivals, parts, strict=True)]
     return {"startedDateTime": _stamp(when), "time": time_ms,
             "request": request, "response": response, "cache": {},
-            "timings": {"blocked": 0, "dns": -1, "connect": -1, "send": 0, "wait": max(time_ms - 1, 0),
-                        "receive": min(time_ms, 1)}}
+            "timings": {"blocked": 0, "dns": -1, "connect": -1, "send": 0, **wait}}
 
 
 def post_headers(session: str | None = None, version: str | None = None, **extra: str) -> dict[str, str]:
@@ -144,8 +152,8 @@ def in_sequence(entries: list[dict], step: float = 0.1) -> list[dict]:
     return entries
 
 
-def _stamp(when: datetime) -> str:
-    return when.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def _stamp(when: datetime, timespec: str = "milliseconds") -> str:
+    return when.isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
 def har(entries: list[dict], creator: str = "mcplint-tests") -> dict:
