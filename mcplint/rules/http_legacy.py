@@ -340,7 +340,7 @@ class SseUnrelatedMessages(ExchangeRule):
 
     def check(self, record, session):
         http = record.http
-        if record.kind is not Kind.COMMENT:
+        if http is not None and record.kind is not Kind.COMMENT:
             if http.get("role") == "response" and http["method"] == "GET" and record.method in _REQUEST_SCOPED:
                 session.state_for(self).setdefault((http["entry"], http["sse_index"]), record)
             return ()
