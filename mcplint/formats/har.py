@@ -895,6 +895,7 @@ def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             entries.append(_entry(index, line_of(offset), raw))
         else:
             bad.setdefault(line_of(offset), []).append(f"HAR entry {index} is not an object with a request")
+    del located  # the parsed document: what the entries need was copied out
     sessions = _Sessions()
     for entry in entries:
         sessions.assign(entry)
