@@ -34,12 +34,15 @@ BEFORE_2025_06_18 = {("TL003", LIST), ("TL012", CALL)}
 #: Over HTTP, 2025-11-25 only: the SDK's server (without an event store) starts its SSE streams
 #: with the message instead of a priming event (HT019 info, once per session).
 NO_PRIMING = {("HT019", None)}
+#: Over Streamable HTTP in the handshake revisions the SDK's server answers the cancelled call
+#: with {"code": 0, "message": "Request cancelled"}: an answer caused by the cancellation (CN006).
+CANCEL_ANSWERED = {("CN006", CALL)}
 
 RUN_HTTP = {
     "sse-2024-11-05": ("http+sse", RUNS["2024-11-05"], HANDSHAKE | BEFORE_2025_06_18 | {("PR008", PROGRESS)}),
-    "sse-2025-03-26": ("sse", RUNS["2025-03-26"], HANDSHAKE | BEFORE_2025_06_18),
-    "sse-2025-06-18": ("sse", RUNS["2025-06-18"], HANDSHAKE),
-    "sse-2025-11-25": ("sse", RUNS["2025-11-25"], HANDSHAKE | NO_PRIMING),
+    "sse-2025-03-26": ("sse", RUNS["2025-03-26"], HANDSHAKE | BEFORE_2025_06_18 | CANCEL_ANSWERED),
+    "sse-2025-06-18": ("sse", RUNS["2025-06-18"], HANDSHAKE | CANCEL_ANSWERED),
+    "sse-2025-11-25": ("sse", RUNS["2025-11-25"], HANDSHAKE | NO_PRIMING | CANCEL_ANSWERED),
     "sse-auto": ("sse", RUNS["auto"], COMMON | {("LG001", MSG)}),
     "sse-2026-07-28": ("sse", RUNS["2026-07-28"], COMMON),
     # JSON answers cannot carry server requests (sampling, elicitation) nor progress: a shorter

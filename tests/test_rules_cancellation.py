@@ -267,12 +267,13 @@ def test_legacy_progress_after_cancel_is_info(gap):
     assert "should stop processing" in finding.message and "(SHOULD)" in finding.spec
 
 
+@pytest.mark.parametrize("modern", [False, True])
 @pytest.mark.parametrize("gap", [0.0, 0.7, GRACE_SECONDS])
-def test_legacy_progress_inside_the_race_window_draws_nothing(gap):
-    call_ = tool_call(1)
-    call_["params"]["_meta"] = {"progressToken": "p1"}
-    events = legacy((1, "c2s", call_), (3, "c2s", cancelled(1)), (3 + gap, "s2c", progress("p1", 2)))
-    assert lint_capture(events) == []
+def test_progress_inside_the_race_window_draws_nothing(gap, modern):
+    call_ = tool_call(1, modern)
+    call_["params"]["_meta"] = {**(META if modern else {}), "progressToken": "p1"}
+    events = [(1, "c2s", call_), (3, "c2s", cancelled(1)), (3 + gap, "s2c", progress("p1", 2))]
+    assert lint_capture(events if modern else legacy(*events)) == []
 
 
 def test_legacy_progress_after_cancel_without_timestamps_is_info():

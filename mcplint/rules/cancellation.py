@@ -201,7 +201,13 @@ class ResponseAfterCancel(Rule):
         breach = {"severity": Severity.ERROR, "level": "MUST NOT"} if modern else {}
         related = [(entry.record, "request"), (entry.cancel, "cancellation")]
         if record.kind is Kind.NOTIFICATION:
+            if gap is not None and gap <= GRACE_SECONDS:
+                return  # progress already on its way when the cancellation arrived
             what = f"Progress for request {about} was sent {when}"
+            if not modern:  # legacy revisions forbid only the response
+                yield self.report(record, f"{what}: the receiver should stop processing a cancelled request",
+                                  severity=Severity.INFO, related=related)
+                return
         elif says_cancelled(record):  # answered *because of* the cancellation: no race
             yield self.report(record, f"Request {about} was answered {when} with an error saying it was "
                                       "cancelled; a cancelled request gets no response",
@@ -209,11 +215,7 @@ class ResponseAfterCancel(Rule):
             return
         else:
             what = f"Request {about} was answered {when}"
-        if record.kind is Kind.NOTIFICATION and not modern:  # legacy revisions forbid only the response
-            if gap is None or gap > GRACE_SECONDS:  # inside the race window the work may be done already
-                yield self.report(record, f"{what}: the receiver should stop processing a cancelled request",
-                                  severity=Severity.INFO, related=related)
-        elif gap is None or gap <= GRACE_SECONDS:
+        if gap is None or gap <= GRACE_SECONDS:
             why = ("no timestamps: it may have crossed the cancellation" if gap is None
                    else "within the race window: it probably crossed the cancellation")
             yield self.report(record, f"{what} ({why}); the canceller should ignore it",
