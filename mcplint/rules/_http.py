@@ -406,9 +406,9 @@ def runs(session: Any, facts: HttpFacts) -> dict[tuple, Run]:
             ended = entry.response if entry.response is not None else entry.cancel
             if ended is None:
                 sure = may = INF
-            elif ended.t is None:  # (else: a response ends its stream; its time is the end or its chunk's)
+            elif ended.t is None:  # answered, but when is not known
                 sure, may = (start if start is not None else -INF), INF
-            else:
+            else:  # a response ends its stream: its time is the stream's end, or its chunk's
                 sure = may = ended.t
             out[key] = Run(key, record.method, facts.posted.get(key), start, sure, may, entry.task)
     return out
