@@ -145,7 +145,13 @@ class Bounded(OrderedDict):
 
 @dataclass(slots=True, eq=False)
 class ToolCatalog:
-    """The server's tools as the client last listed them."""
+    """The server's tools as the client last listed them.
+
+    A ``tools/list`` traversal starts with a request without cursor and goes on only with the
+    ``nextCursor`` the server issued on its last page. A page requested with any other cursor
+    (fabricated, fetched twice, issued before the capture began) is *stray*: it continues no
+    traversal, and once a listing is known it changes nothing.
+    """
 
     names: set[str] = field(default_factory=set)
     tools: dict[str, Any] = field(default_factory=dict)
@@ -153,11 +159,22 @@ class ToolCatalog:
     stale: bool = False  # list_changed arrived since
     listed: bool = False
     truncated: bool = False  # the traversal listed more tools than the session keeps (Limits.tools)
+    next_cursor: Any = None  # the nextCursor that continues the traversal in progress (None: none issued)
+    started: bool = False  # the traversal began with a first page the capture holds
 
     @property
     def current(self) -> bool:
         """True when the list is complete and no change was announced since."""
         return self.listed and self.complete and not self.stale
+
+    def page_kind(self, params: Any) -> str:
+        """How a tools/list page answering a request with ``params`` relates to the catalog (as it
+        stands before the page): "first" (no cursor: a new traversal), "next" (the cursor issued
+        as the traversal's nextCursor) or "stray" (any other cursor)."""
+        cursor = params.get("cursor") if isinstance(params, dict) else None
+        if cursor is None:
+            return "first"
+        return "next" if self.next_cursor is not None and cursor == self.next_cursor else "stray"
 
 
 _RELEASED: Any = MappingProxyType({})  # the tables of a finished session
@@ -690,11 +707,14 @@ class Analyzer:
         if not isinstance(result, dict):
             return
         catalog = session.tools
-        params = request.params if isinstance(request.params, dict) else {}
-        if params.get("cursor") is None:
+        kind = catalog.page_kind(request.params)
+        if kind == "stray" and catalog.listed:
+            return  # continues no traversal: the known listing stays (PA001/PA003 judge the cursor)
+        if kind != "next":
             catalog.names = set()
             catalog.tools = {}
             catalog.stale = catalog.truncated = False
+            catalog.started = kind == "first"  # a stray first page: the capture joined a traversal midway
         tools = result.get("tools")
         for tool in tools if isinstance(tools, list) else ():
             if isinstance(tool, dict) and isinstance(tool.get("name"), str):
@@ -705,7 +725,8 @@ class Analyzer:
                 catalog.names.add(tool["name"])
                 catalog.tools[tool["name"]] = tool
         catalog.listed = True
-        catalog.complete = result.get("nextCursor") is None and not catalog.truncated
+        catalog.next_cursor = result.get("nextCursor")
+        catalog.complete = catalog.next_cursor is None and catalog.started and not catalog.truncated
 
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:

@@ -240,6 +240,45 @@ def test_tl005_a_new_traversal_starts_afresh():
     assert family(text) == []
 
 
+def page(id_: int, tools: list[dict], cursor: str | None = None, next_cursor: str | None = None) -> str:
+    params = f',"params":{{"cursor":"{cursor}"}}' if cursor is not None else ""
+    extra = f',"nextCursor":"{next_cursor}"' if next_cursor is not None else ""
+    return (f'C→S {{"jsonrpc":"2.0","id":{id_},"method":"tools/list"{params}}}\n'
+            f'S→C {{"jsonrpc":"2.0","id":{id_},"result":{{"tools":{orjson.dumps(tools).decode()}{extra}}}}}\n')
+
+
+INIT_1125 = '# init 2025-11-25 C={} S={"tools":{}}\n'
+
+
+def test_tl005_a_page_for_a_cursor_never_issued_continues_no_traversal():
+    # the corpus case: a fabricated cursor answered with the first page again (PA001/PA003 say so)
+    text = INIT_1125 + page(1, [A, B]) + page(2, [A, B], cursor="not-a-cursor")
+    assert "TL005" not in codes(text)
+
+
+def test_tl005_a_page_fetched_twice_is_not_a_duplicate():
+    text = INIT_1125 + page(1, [A], next_cursor="p2") + page(2, [B], cursor="p2") + page(3, [B], cursor="p2")
+    assert "TL005" not in codes(text)
+
+
+def test_tl005_the_issued_cursor_continues_the_traversal():
+    text = INIT_1125 + page(1, [A], next_cursor="p2") + page(2, [A, B], cursor="p2")
+    assert family(text) == [(5, "TL005", "warning", "high")]
+
+
+def test_a_stray_page_neither_completes_nor_replaces_the_catalog():
+    # a capture joining a traversal midway: the last page alone is no complete listing, so a call of a
+    # tool it lacks is not judged (TL006, HX007)
+    unknown = ('C→S {"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"c","arguments":{}}}\n'
+               'S→C {"jsonrpc":"2.0","id":5,"result":{"content":[],"isError":true}}\n')
+    midway = INIT_1125 + page(1, [B], cursor="p2") + unknown
+    assert codes(midway) == set()
+    assert [f.code for f in run_transcript(midway) if f.code == "HX007"] == []
+    # once a complete listing is known, a stray page leaves it current
+    listed = INIT_1125 + page(1, [A, B]) + page(2, [A], cursor="bogus") + unknown
+    assert "TL006" in {f.code for f in run_transcript(listed)}
+
+
 # -- TL008/TL009 ----------------------------------------------------------------------------
 ADD = {"name": "add", "inputSchema": {"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"]}}
 
@@ -365,6 +404,13 @@ def test_tl017_compares_whole_traversals():
     paged = modern_list(1, [A], next_cursor="p2") + modern_list(2, [B], cursor="p2")
     again = modern_list(3, [A, B])
     assert family(paged + again) == []
+
+
+def test_tl017_a_page_for_a_cursor_never_issued_is_no_listing():
+    stray = modern_list(1, [A]) + modern_list(2, [B], cursor="not-a-cursor")
+    assert "TL017" not in codes(stray)
+    midway = modern_list(1, [A], cursor="p2") + modern_list(2, [A, B])
+    assert "TL017" not in codes(midway)
 
 
 def test_tl017_is_modern_only():

@@ -381,7 +381,8 @@ class ToolNameDuplicate(Rule):
         tools = listed_tools(record)
         if not tools:
             return
-        earlier = set(session.tools.names) if params_of(record.request).get("cursor") is not None else set()
+        continues = session.tools.page_kind(params_of(record.request)) == "next"
+        earlier = session.tools.names if continues else ()
         seen: set[str] = set()
         for index, tool in enumerate(tools):
             name = tool.get("name") if isinstance(tool, dict) else None
@@ -770,7 +771,10 @@ class ListVariesPerConnection(Rule):
         result = result_of(record)
         if tools is None or result.get("nextCursor") is not None:
             return  # not the last page of a traversal
-        listing = list(session.tools.tools.values()) if params_of(record.request).get("cursor") is not None else []
+        kind = session.tools.page_kind(params_of(record.request))
+        if kind == "stray" or kind == "next" and not session.tools.started:
+            return  # not the end of a whole traversal
+        listing = list(session.tools.tools.values()) if kind == "next" else []
         listing += [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
         current = {t["name"]: orjson.dumps(t, option=orjson.OPT_SORT_KEYS) for t in listing}
         before, changed = state.get("last"), state.get("changed", False)
