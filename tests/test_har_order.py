@@ -345,3 +345,15 @@ def test_messages_name_the_entry_instead_of_a_line():
                              response_headers={"Mcp-Session-Id": SID})["response"]
     found = [f for f in lint_har(traffic.har()) if f.code == "LG001"]
     assert found and "(entry 1)" in found[0].message and "line" not in found[0].message
+
+
+def test_absurd_timings_never_crash():
+    traffic = cancel_before_last_events(timed=False)
+    call_entry = traffic.entries[3]
+    for started, took in (("2026-03-02T09:30:01.000Z", 1e308), ("9999-12-31T23:59:59.999Z", 5000.0),
+                          ("2026-03-02T09:30:01.000Z", float("inf")), ("0001-01-01T00:00:00Z", 5.0)):
+        call_entry["startedDateTime"], call_entry["time"] = started, took
+        text = json.dumps(har(traffic.entries), indent=2)
+        records = har_records(text)
+        assert len([r for r in records if r.method == "notifications/progress"]) == 3
+        lint_har(text)

@@ -38,10 +38,9 @@ rules that judge order report them with low confidence.
 from __future__ import annotations
 
 import base64
-import itertools
+import heapq
 import json
 import re
-import heapq
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -63,6 +62,8 @@ _MODERN_FLOOR = protocol.V2026_07_28
 #: How far a cause may seem to come after what it caused (clocks of the recording tool's parts).
 _CLOCK_SLACK = 0.002
 _UNCERTAIN = frozenset({ORDER_UNCERTAIN})
+#: Durations beyond a year are not read (nor NaN and infinity, which would break the ordering).
+_MAX_MS = 366 * 86400 * 1000.0
 
 
 class HarError(ValueError):
@@ -280,11 +281,16 @@ def parse_sse(text: str) -> list[dict[str, Any]]:
 def _iso(t: float | None) -> str | None:
     if t is None:
         return None
-    return datetime.fromtimestamp(t, tz=UTC).isoformat().replace("+00:00", "Z")
+    try:
+        return datetime.fromtimestamp(t, tz=UTC).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):  # beyond what a date can say
+        return None
 
 
 def _ms(value: Any) -> float:
-    return float(value) / 1000 if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0.0
+    """Seconds of a HAR duration in ms (negative: not applicable)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < _MAX_MS
+    return float(value) / 1000 if ok else 0.0
 
 
 def _json_values(text: str) -> tuple[list[Any], str | None]:
