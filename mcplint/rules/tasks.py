@@ -813,6 +813,7 @@ class TasksListRules(TaskRule):
     """Checks ``tasks/list``: sent only to receivers declaring ``tasks.list``, and listing every task."""
 
     code, name = "TK013", "tasks-list-rules"
+    order_sensitive = True
     severity, level, spec = Severity.ERROR, "derived", _LISTING
     kinds = REQUESTS | frozenset({Kind.RESULT})
     methods = frozenset({"tasks/list", "tasks/get"})
