@@ -357,3 +357,23 @@ def test_absurd_timings_never_crash():
         records = har_records(text)
         assert len([r for r in records if r.method == "notifications/progress"]) == 3
         lint_har(text)
+
+
+def test_uncertainty_is_exactly_overlap_with_another_exchange_of_the_session():
+    import random
+
+    from mcplint.formats.har import _Item, _mark_uncertain
+    from mcplint.parse import Frame
+
+    rng = random.Random(13)
+    for _ in range(3000):
+        items = []
+        for _ in range(rng.randint(1, 8)):
+            lo = rng.choice([rng.uniform(0, 10), float(rng.randint(0, 10))])
+            hi = lo + rng.choice([0.0, 0.001, 1.0, rng.uniform(0, 4), float("inf")])
+            items.append(_Item(Frame(1, "x", session=rng.choice("ab")), rng.randint(0, 3), value={}, lo=lo, hi=hi))
+        _mark_uncertain(list(items))
+        for a in items:
+            overlaps = any(b is not a and b.stream != a.stream and b.frame.session == a.frame.session
+                           and a.lo < b.hi and b.lo < a.hi for b in items)
+            assert (ORDER_UNCERTAIN in a.frame.flags) == overlaps, [(i.lo, i.hi, i.stream) for i in items]

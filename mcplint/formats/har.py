@@ -796,7 +796,7 @@ def _mark_uncertain(items: list[_Item]) -> None:
         if item.value is not None:
             groups.setdefault(item.frame.session, []).append(item)
     for group in groups.values():
-        group.sort(key=lambda item: item.lo)
+        group.sort(key=lambda item: (item.lo, item.hi))  # an instant before spans that start with it
         _sweep(group, lambda item: item.hi, lambda a, b: a > b, lambda hi, item: hi > item.lo)
         _sweep(reversed(group), lambda item: item.lo, lambda a, b: a < b, lambda lo, item: lo < item.hi)
 
