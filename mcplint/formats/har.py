@@ -25,9 +25,9 @@ announced. 2026-07-28 requests without a session id are stateless (the analyzer 
 Order: every message is placed by when it arrived, whatever entry it belongs to: a request body
 when the request started, an SSE event when the chunk holding its end arrived (the recorder's
 ``response._chunks``: ``[{"ts", "size"}, ...]`` in arrival order), a JSON answer when its body
-ended. Without per-chunk timing an exchange's events are spread over its receive time (the first
-at the first byte, the last at the end, the others by byte offset), and the events of a GET stream
-have no known time: they come as early as their causes allow. Causes always hold (a response after
+ended. Without per-chunk timing an exchange's events are spread over its receive time by the share
+of the body before them (the first at the first byte; the response that ends a POST at the end),
+and the events of a GET stream have no known time: they come as early as their causes allow. Causes always hold (a response after
 the request it answers, progress after the request with its token, a client's answer after the
 server request; within the timestamps' resolution) and so does each stream's own order. Messages
 whose order against a message of another exchange of their session the HAR cannot establish (their
