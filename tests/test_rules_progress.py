@@ -172,3 +172,15 @@ def test_token_of_both_sides_leaves_the_sender_open():
     ask = ('{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5,'
            '"_meta":{"progressToken":"p"}}}')
     assert [f for f in lint_jsonl(call_, ask, PROGRESS % '"p"') if f.code == "PR003"] == []
+
+
+def test_token_of_a_request_of_unknown_sender_is_known():
+    custom = '{"jsonrpc":"2.0","id":1,"method":"acme/reindex","params":{"_meta":{"progressToken":"r"}}}'
+    assert [f for f in lint_jsonl(custom, PROGRESS % '"r"') if f.code == "PR003"] == []
+
+
+def test_answered_request_of_unknown_sender_leaves_room():
+    custom = '{"jsonrpc":"2.0","id":1,"method":"acme/reindex","params":{"_meta":{"progressToken":"r"}}}'
+    answer = '{"jsonrpc":"2.0","id":1,"result":{}}'
+    (finding,) = [f for f in lint_jsonl(custom, answer, PROGRESS % '"zzz"') if f.code == "PR003"]
+    assert finding.confidence == "low"

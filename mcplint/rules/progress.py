@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcplint.analyzer import progress_token
+from mcplint.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
 
@@ -126,7 +126,15 @@ class ProgressUnknownToken(ProgressRule):
         tables = [table[side] for table in (session.tokens, session.finished_tokens) for side in Direction]
         if any(key in table for table in tables):
             return  # tokens of both sides: who sent it, and whether that is right, stays open
-        partial = session.midstream or any(table.evicted > 0 for table in tables)
+        forgotten = False  # an answered request of unknown sender is kept without its params
+        for entry in session.undirected.values():
+            if type(entry) is not RequestEntry:
+                forgotten = True
+                continue
+            present, carried = progress_token(entry.record)
+            if present and id_key(carried) == key:
+                return  # carried by a request of unknown sender
+        partial = session.midstream or forgotten or any(table.evicted > 0 for table in tables)
         yield self.report(record, f"Progress token {fmt_id(token)} was not issued in any request of either "
                                   "side (the capture does not say who sent this notification)",
                           confidence="low" if partial else None)
