@@ -431,3 +431,15 @@ def test_odd_values_on_the_get_stream_do_not_crash():
     ENGINE.take_crashes()
     assert ht010([running, odd]) == [("HT010", "info")]  # the batched log message and the odd-id request
     assert ENGINE.take_crashes() == []
+
+
+def test_http_sse_transport_cites_its_own_security_warning():
+    import json
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parent.parent / "samples" / "clean-http-sse-transport-2024-11-05.har").read_text())
+    entries = doc["log"]["entries"]
+    with_origin(entries[3], "https://attacker.example")
+    [finding] = [f for f in lint(entries) if f.code == "HT018"]
+    assert (finding.severity.value, finding.spec) == (
+        "error", "2024-11-05 basic/transports §HTTP with SSE §Security Warning (MUST)")

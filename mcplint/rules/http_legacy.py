@@ -642,7 +642,8 @@ class OriginValidation(Rule):
         if origin is None or reach is None or local_host(host_of(origin)):
             return  # no page of a foreign web origin talking to this machine
         modern = is_modern_exchange(http, session)
-        spec = "basic/transports/streamable-http §Security & Endpoint" if modern else None
+        spec = ("basic/transports/streamable-http §Security & Endpoint" if modern
+                else "basic/transports §HTTP with SSE §Security Warning" if http["transport"] == "sse" else None)
         if ok(http):
             accepted = session.state_for(self).setdefault("accepted", set())
             if origin in accepted:
