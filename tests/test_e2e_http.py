@@ -31,6 +31,7 @@ MSG, CALL, LIST, PROGRESS = "notifications/message", "tools/call", "tools/list",
 COMMON = {("TL006", CALL), ("HX007", CALL)}
 HANDSHAKE = COMMON | {("CAP003", MSG)}
 BEFORE_2025_06_18 = {("TL003", LIST), ("TL012", CALL)}
+WRAPPED = {("TL013", CALL)}  # from 2025-06-18: string results' text blocks are not the serialized JSON
 #: Over HTTP, 2025-11-25 only: the SDK's server (without an event store) starts its SSE streams
 #: with the message instead of a priming event (HT019 info, once per session).
 NO_PRIMING = {("HT019", None)}
@@ -41,13 +42,13 @@ CANCEL_ANSWERED = {("CN006", CALL)}
 RUN_HTTP = {
     "sse-2024-11-05": ("http+sse", RUNS["2024-11-05"], HANDSHAKE | BEFORE_2025_06_18 | {("PR008", PROGRESS)}),
     "sse-2025-03-26": ("sse", RUNS["2025-03-26"], HANDSHAKE | BEFORE_2025_06_18 | CANCEL_ANSWERED),
-    "sse-2025-06-18": ("sse", RUNS["2025-06-18"], HANDSHAKE | CANCEL_ANSWERED),
-    "sse-2025-11-25": ("sse", RUNS["2025-11-25"], HANDSHAKE | NO_PRIMING | CANCEL_ANSWERED),
-    "sse-auto": ("sse", RUNS["auto"], COMMON | {("LG001", MSG)}),
-    "sse-2026-07-28": ("sse", RUNS["2026-07-28"], COMMON),
+    "sse-2025-06-18": ("sse", RUNS["2025-06-18"], HANDSHAKE | WRAPPED | CANCEL_ANSWERED),
+    "sse-2025-11-25": ("sse", RUNS["2025-11-25"], HANDSHAKE | WRAPPED | NO_PRIMING | CANCEL_ANSWERED),
+    "sse-auto": ("sse", RUNS["auto"], COMMON | WRAPPED | {("LG001", MSG)}),
+    "sse-2026-07-28": ("sse", RUNS["2026-07-28"], COMMON | WRAPPED),
     # JSON answers cannot carry server requests (sampling, elicitation) nor progress: a shorter
     # scenario, and no log message reaches the client
-    "json-2025-11-25": ("json", RUNS["2025-11-25"], COMMON),
+    "json-2025-11-25": ("json", RUNS["2025-11-25"], COMMON | WRAPPED),
 }
 NEGOTIATED = {"sse-auto": "2026-07-28"}
 

@@ -37,18 +37,21 @@ HANDSHAKE = COMMON | {("CAP003", MSG)}
 #: The SDK sends what later revisions added whatever revision was negotiated: outputSchema in
 #: tools/list, structuredContent in results (2025-06-18), `message` in progress (2025-03-26).
 BEFORE_2025_06_18 = {("TL003", LIST), ("TL012", CALL)}
+#: From 2025-06-18: a tool returning a string gets structuredContent {"result": <the string>}
+#: but the bare string as its text block, not the serialized JSON (TL013, info).
+WRAPPED = {("TL013", CALL)}
 
 EXPECTED = {
     "2024-11-05": HANDSHAKE | BEFORE_2025_06_18 | {("PR008", PROGRESS)},
     "2025-03-26": HANDSHAKE | BEFORE_2025_06_18,
-    "2025-06-18": HANDSHAKE,
-    "2025-11-25": HANDSHAKE,
+    "2025-06-18": HANDSHAKE | WRAPPED,
+    "2025-11-25": HANDSHAKE | WRAPPED,
     # 2026-07-28 over stdio (server/discover, then stateless requests; sampling and elicitation
     # come back as InputRequiredResult rounds): log messages without `logging` are LG001 there.
-    "auto": COMMON | {("LG001", MSG)},
+    "auto": COMMON | WRAPPED | {("LG001", MSG)},
     # pinned without a probe: the same log messages, but no discover result says what the
     # server declared, so mcplint cannot tell (and says nothing)
-    "2026-07-28": COMMON,
+    "2026-07-28": COMMON | WRAPPED,
 }
 NEGOTIATED = {"auto": "2026-07-28", "2026-07-28": "2026-07-28"}
 

@@ -334,9 +334,47 @@ def test_task_results_are_left_to_the_task_rules():
 
 
 def test_structured_content_of_unlisted_tool_is_not_judged():
-    text = '# init 2025-06-18 C={} S={"tools":{}}\n' + call(1, "weather", {}, {"content": [{"type": "text", "text": "1"}],
-                                                                             "structuredContent": {"t": "x"}})
+    mirrored = {"content": [{"type": "text", "text": '{"t": "x"}'}], "structuredContent": {"t": "x"}}
+    text = '# init 2025-06-18 C={} S={"tools":{}}\n' + call(1, "weather", {}, mirrored)
     assert family(text) == []
+
+
+def mirror(text: str | list[str], structured, version: str = "2025-11-25") -> list:
+    texts = [text] if isinstance(text, str) else text
+    result = {"content": [{"type": "text", "text": t} for t in texts], "structuredContent": structured}
+    return [(f.line, f.code, f.severity.value, f.confidence, f.message)
+            for f in run_transcript(listing(version, [WEATHER]) + call(2, "weather", {"city": "Oslo"}, result))
+            if f.code == "TL013"]
+
+
+def test_tl013_the_text_mirror_is_compared_as_parsed_json():
+    pretty = '{\n  "unit": "C",\n  "t": 21.0\n}'
+    assert mirror(pretty, {"t": 21, "unit": "C"}) == []  # key order, spacing and 21 vs 21.0 are free
+    assert mirror(["Oslo: 21 C", '{"t":21}'], {"t": 21}) == []  # any text block may be the mirror
+    assert mirror(" [1, 2]", [1, 2], protocol.V2026_07_28) == []
+
+
+def test_tl013_text_that_is_not_the_serialized_json_is_info():
+    # fastmcp and the Python SDK wrap a bare return value in {"result": ...} and send it as text alone
+    (found,) = mirror("5", {"result": 5})
+    assert found[:4] == (5, "TL013", "info", "low")
+    assert found[4].startswith("structuredContent is not serialized in a text block: content[0] holds '5', "
+                               "the bare value of structuredContent.result")
+    (found,) = mirror(["It is 21 degrees", "in Oslo"], {"t": 21})
+    assert "content[0] holds text that is not JSON: 'It is 21 degrees' (and 1 more text blocks)" in found[4]
+    (found,) = mirror('{"t": 22}', {"t": 21})
+    assert "content[0] holds other JSON" in found[4]
+
+
+def test_tl013_a_missing_text_block_stays_a_warning():
+    assert [f[:4] for f in mirror([], {"t": 21})] == [(5, "TL013", "warning", "high")]
+
+
+def test_tl013_large_or_many_candidates_give_no_verdict():
+    big = '{"t": 21, "pad": "' + "x" * (1 << 20) + '"}'
+    assert mirror(big, {"t": 21}) == []
+    assert mirror(['{"n": %d}' % i for i in range(9)], {"t": 21}) == []
+    assert len(mirror(['{"n": %d}' % i for i in range(8)], {"t": 21})) == 1
 
 
 def test_modern_structured_content_may_be_any_json_value():

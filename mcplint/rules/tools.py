@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
+from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, fmt_id, params_of, result_of, rule
 from mcplint.rules._memo import per_record
@@ -567,9 +568,60 @@ class StructuredContentType(Rule):
         return ()
 
 
+#: Text blocks longer than this (characters) are not parsed: a large one that could be the
+#: mirror gives no verdict. At most MIRROR_PARSES blocks of a result are parsed.
+MIRROR_MAX = 1 << 20
+MIRROR_PARSES = 8
+_JSON_STARTS = {dict: "{", list: "[", str: '"', bool: "tf", type(None): "n"}
+_NUMBER_START = "-0123456789"
+
+
+def _starts_like(text: str, value: Any) -> bool:
+    """Whether ``text`` could be ``value`` serialized as JSON, by its first character."""
+    head = text[:64].lstrip()[:1]
+    return bool(head) and head in _JSON_STARTS.get(type(value), _NUMBER_START)
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except ValueError:
+        return ...
+
+
+def mirror_problem(content: list, structured: Any) -> str | None:
+    """What the text blocks of ``content`` hold instead of ``structured`` serialized as JSON;
+    None when one of them is its JSON (equal as parsed: key order and spacing are free), when
+    there is no text block, or when that cannot be told cheaply. Only blocks that start like
+    that JSON are parsed."""
+    texts = [(i, b["text"]) for i, b in enumerate(content)
+             if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+    parses = 0
+    for _, text in texts:
+        if not _starts_like(text, structured):
+            continue
+        if len(text) > MIRROR_MAX or parses >= MIRROR_PARSES:
+            return None  # too much to compare: no verdict
+        parses += 1
+        if _parsed(text) == structured:
+            return None
+    if not texts:
+        return None
+    index, text = texts[0]
+    quoted = "'" + shorten(mask_text(text[:200]), 40) + "'"
+    more = f" (and {len(texts) - 1} more text blocks)" if len(texts) > 1 else ""
+    value = _parsed(text) if len(text) <= MIRROR_MAX else ...
+    if isinstance(structured, dict) and len(structured) == 1:
+        key, member = next(iter(structured.items()))
+        if member == text or value is not ... and member == value:
+            return f"content[{index}] holds {quoted}{more}, the bare value of structuredContent.{key}"
+    what = "text that is not JSON" if value is ... else "other JSON"
+    return f"content[{index}] holds {what}: {quoted}{more}"
+
+
 @rule
 class StructuredContentNoTextMirror(Rule):
-    """Checks that results with ``structuredContent`` also carry it as a text content block."""
+    """Checks that results with ``structuredContent`` also carry its serialized JSON in a text block."""
 
     code, name = "TL013", "structured-content-no-text-mirror"
     severity, level, spec = Severity.WARNING, "SHOULD", _STRUCTURED
@@ -587,9 +639,15 @@ class StructuredContentNoTextMirror(Rule):
         content = result.get("content")
         if not isinstance(content, list):
             return ()  # TL014
-        if any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        if not any(isinstance(b, dict) and b.get("type") == "text" for b in content):
+            return [self.report(record, "structuredContent is not mirrored in a text content block")]
+        if result.get("isError") is True:
+            return ()  # an error's text is the model-facing message; its JSON is not asked for here
+        problem = mirror_problem(content, result["structuredContent"])
+        if problem is None:
             return ()
-        return [self.report(record, "structuredContent is not mirrored in a text content block")]
+        return [self.report(record, f"structuredContent is not serialized in a text block: {problem}",
+                            severity=Severity.INFO, confidence="low")]
 
 
 # -- TL014/TL015: content blocks ----------------------------------------------------------------
