@@ -297,21 +297,15 @@ def test_unusable_chunks_fall_back_to_the_entry_timings():
     baseline = cancel_before_last_events(timed=False)
     expect = [(r.method, r.t, ORDER_UNCERTAIN in r.flags) for r in har_records(baseline.har()) if r.is_message]
     for garbage in ("nonsense", [{"ts": "yesterday", "size": 10}], [{"size": 5}], [7],
-                    [{"ts": "2026-03-02T09:30:01.000000Z", "size": 10 ** 9}]):
+                    [{"ts": "2026-03-02T09:30:01.000000Z", "size": 10 ** 9}], "short"):
         traffic = cancel_before_last_events()
-        call_entry = traffic.entries[3]
-        call_entry["response"]["_chunks"] = garbage
+        chunks = traffic.entries[3]["response"]["_chunks"]
+        if garbage == "short":  # sizes that do not add up to the body (redacted since, or chunks lost)
+            del chunks[1:]
+        else:
+            traffic.entries[3]["response"]["_chunks"] = garbage
         got = [(r.method, r.t, ORDER_UNCERTAIN in r.flags) for r in har_records(traffic.har()) if r.is_message]
         assert got == expect, garbage
-
-
-def test_chunks_covering_part_of_the_body_time_what_they_cover():
-    traffic = cancel_before_last_events()
-    chunks = traffic.entries[3]["response"]["_chunks"]
-    del chunks[1:]  # only the first event's chunk was recorded
-    records = [r for r in har_records(traffic.har()) if r.method == "notifications/progress"]
-    assert abs(records[0].t - START.timestamp() - 1.2) < 1e-6 and ORDER_UNCERTAIN not in records[0].flags
-    assert all(ORDER_UNCERTAIN in r.flags for r in records[1:])
 
 
 def test_chunk_sizes_count_utf8_and_base64_bytes():

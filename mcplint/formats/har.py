@@ -478,8 +478,8 @@ def _byte_offsets(text: str, offsets: list[int]) -> list[int]:
 
 def _chunk_times(chunks: Any, size: int) -> tuple[list[int], list[tuple[float, str, float]]]:
     """``(ends, times)`` of ``response._chunks``: the byte offset where each chunk ended and
-    ``(t, ts, resolution)`` of its arrival; the chunks up to the first unreadable one, none at all
-    when their sizes overrun the body (they describe other bytes)."""
+    ``(t, ts, resolution)`` of its arrival. None at all unless every chunk is readable and their
+    sizes add up to the body (else they describe other bytes: a body redacted or cut since)."""
     ends: list[int] = []
     times: list[tuple[float, str, float]] = []
     if not isinstance(chunks, list):
@@ -490,16 +490,14 @@ def _chunk_times(chunks: Any, size: int) -> tuple[list[int], list[tuple[float, s
         ts = chunk.get("ts") if isinstance(chunk, dict) else None
         t = parse_ts(ts) if isinstance(ts, str) else None
         if t is None or not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            break
-        total += count
-        if total > size:
             return [], []
+        total += count
         if t < latest:  # listed in arrival order: a clock going back does not move a chunk earlier
-            t, ts = latest, _iso(latest)
+            t, ts = latest, _iso(latest) or ts
         latest = t
         ends.append(total)
         times.append((t, ts, _resolution(ts)))
-    return ends, times
+    return (ends, times) if total == size else ([], [])
 
 
 def _endpoint_event(http: dict) -> dict | None:
