@@ -162,10 +162,10 @@ def get_stream_elicitation() -> Traffic:
     return traffic
 
 
-def overlapping_posts() -> Traffic:
+def overlapping_posts(timed: bool = True) -> Traffic:
     """A call streams log messages while a second POST raises the log level: the second log
     message arrived after the new threshold (LG004)."""
-    traffic = Traffic(server_caps={"logging": {}, "tools": {}})
+    traffic = Traffic(server_caps={"logging": {}, "tools": {}}, timed=timed)
     traffic.post(request(1, "tools/list"), 0.5, json=(0.52, ok(1, tools("slow"))))
     traffic.post(call(2, "slow"), 1.0, sse=[(1.5, log("step 1")), (3.5, log("step 2")), (5.0, result_text(2))])
     traffic.post(request(3, "logging/setLevel", {"level": "error"}), 2.0, json=(2.05, ok(3)))
@@ -235,11 +235,7 @@ def test_every_line_is_accounted_for_when_entries_are_reordered():
 
 # -- what the HAR cannot order ---------------------------------------------------------------------
 def test_untimed_overlap_is_marked_uncertain_and_judged_with_low_confidence():
-    timed = overlapping_posts()
-    untimed = overlapping_posts()
-    untimed.timed = False
-    for item in untimed.entries:
-        item["response"].pop("_chunks", None)
+    timed, untimed = overlapping_posts(), overlapping_posts(timed=False)
     records = har_records(untimed.har())
     logs = [r for r in records if r.method == "notifications/message"]
     assert all(ORDER_UNCERTAIN in r.flags for r in logs)  # spread over the call's stream, across setLevel
