@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcplint import protocol
+from mcplint.formats._common import ended_by
 from mcplint.model import MESSAGE_KINDS, Direction, Kind, Record, id_key
 
 #: Requests kept per sender for id-reuse, duplicate-response and cancellation checks; the oldest
@@ -214,6 +215,9 @@ class Session:
     limits_hit: dict[str, Record] = field(default_factory=dict)  # table -> record where it first forgot
     unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
     tools: ToolCatalog = field(default_factory=ToolCatalog)
+    #: the reader's note that the client ended the session (mcplint capture's ``stdin-closed``, a
+    #: host log's shutdown line): messages after it went to a closed connection
+    client_closed: Record | None = None
     messages: int = 0
     last_record: Record | None = None
     state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
@@ -288,7 +292,7 @@ class Session:
         self.tools = _NO_TOOLS
         self.state.clear()
         self.limits_hit.clear()
-        self.init_request = self.init_response = self.initialized = None
+        self.init_request = self.init_response = self.initialized = self.client_closed = None
         self.first_record = self.last_record = self.client_caps = self.server_caps = None
         self.first_message.clear()
 
@@ -592,6 +596,9 @@ class Analyzer:
         session: Session = record.session
         session.last_record = record
         if record.kind not in MESSAGE_KINDS:
+            if record.kind is Kind.COMMENT and record.msg is not None and session.client_closed is None \
+                    and ended_by(record.msg) == "client":
+                session.client_closed = record
             if record.kind is Kind.INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
             if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:

@@ -13,9 +13,15 @@ stderr or writes a message of many megabytes never blocks the other direction. S
 follows the stdio transport of the spec: when the host closes our stdin, the server's stdin
 is closed; if the server has not exited after a grace period it gets SIGTERM, then SIGKILL.
 SIGINT, SIGTERM and SIGHUP sent to the proxy are forwarded to the server. The proxy exits
-with the server's status (128+N when the server died of signal N) and records how the
-server ended in a final ``meta`` record (read back as a comment, never as traffic). ``--lint``
-lints the capture in a child process as it is written and prints findings to stderr.
+with the server's status (128+N when the server died of signal N). ``--lint`` lints the
+capture in a child process as it is written and prints findings to stderr.
+
+The proxy's own notes are ``meta`` records (``event``, ``raw`` text; read back as comments, never
+as traffic), in the same queue as the traffic: ``start`` (command, pid), ``stdin-closed`` (the
+host closed the server's stdin: the client ended the session; ``by: "client"``; what the server
+sends after it answers a closed connection), ``exit`` (how the server ended: status, signal,
+shutdown steps; the last record) and ``error`` (the server could not be started, or a record
+could not be encoded).
 
 POSIX only (signals and process groups).
 """
@@ -395,6 +401,8 @@ class Capture:
     # -- threads -------------------------------------------------------------------------------
     def _host_to_server(self, proc: subprocess.Popen) -> None:
         pump(_reader(self.stdin_fd), "c2s", self.recorder, proc.stdin.fileno())
+        # queued before the server can see the end of its stdin: what it sends next comes after
+        self.recorder.meta("stdin-closed", "the host closed stdin; closing the server's stdin", by="client")
         self._stdin_closed_at = time.monotonic()
         try:
             proc.stdin.close()

@@ -103,6 +103,68 @@ def test_capture_reads_back_with_the_right_flags_and_kinds(tmp_path):
     assert {f.code for f in findings if f.line in {r.line for r in flagged}} >= {"IO005"}
 
 
+#: A tools server that answers a slow call only when its stdin closes, with the SDKs' shutdown
+#: error (the TS and Python SDKs answer calls in flight with -32000 "Connection closed").
+SHUTDOWN_ANSWER = """
+import json, sys, time
+tools = [{"name": "sleep", "inputSchema": {"type": "object"}}]
+pending = []
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "s", "version": "1"}}
+    elif msg.get("method") == "tools/list":
+        result = {"tools": tools}
+    elif msg.get("method") == "tools/call":
+        pending.append(msg["id"])
+        continue
+    else:
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+time.sleep(0.05)
+for id_ in pending:
+    error = {"code": -32000, "message": "Connection closed"}
+    print(json.dumps({"jsonrpc": "2.0", "id": id_, "error": error}), flush=True)
+"""
+SLOW_CALL = (b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+             b'"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
+             b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+             b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n'
+             b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{}}}\n')
+
+
+def test_the_host_closing_stdin_is_recorded_in_order_with_its_time(tmp_path):
+    proc, path = capture(tmp_path, server(tmp_path, SHUTDOWN_ANSWER), SLOW_CALL)
+    assert proc.returncode == 0, proc.stderr
+    got = records(path)
+    closed = [i for i, r in enumerate(got) if r["dir"] == "meta" and r["event"] == "stdin-closed"]
+    assert len(closed) == 1
+    at = closed[0]
+    note = got[at]
+    assert TS.match(note["ts"]) and note["by"] == "client"
+    last_c2s = max(i for i, r in enumerate(got) if r["dir"] == "c2s")
+    last_s2c = max(i for i, r in enumerate(got) if r["dir"] == "s2c")
+    assert last_c2s < at < last_s2c < len(got) - 1  # after the host's last line, before the answer and the exit
+    assert note["ts"] <= got[last_s2c]["ts"]
+    assert "Connection closed" in got[last_s2c]["raw"]
+    # read back: a comment the analyzer keeps as the moment the client ended the session
+    from mcplint.analyzer import Analyzer
+
+    with open(path, "rb") as handle:
+        recs = list(Parser(str(path)).records(read_capture(iter_lines(handle))))
+    analyzer = Analyzer(str(path))
+    for record in recs:
+        analyzer.observe(record)
+        analyzer.commit(record)
+    (session,) = analyzer.all_sessions()
+    assert session.client_closed is not None and session.client_closed.line == at + 1
+    assert session.client_closed.kind is Kind.COMMENT
+    # the answer sent after the close is a shutdown artefact, not a tool failure (TL019)
+    findings, _ = lint_paths([str(path)])
+    assert "TL019" not in {f.code for f in findings}
+
+
 def test_exit_status_of_the_server_is_passed_on(tmp_path):
     proc, path = capture(tmp_path, server(tmp_path, "import sys; print('oops', file=sys.stderr); sys.exit(3)"))
     assert proc.returncode == 3

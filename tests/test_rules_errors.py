@@ -131,3 +131,38 @@ S→C {"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Request cancelle
 def test_unknown_tool_messages(message, unknown):
     record = Record("<t>", 1, Kind.ERROR, "", msg={"jsonrpc": "2.0", "id": 1, "error": {"code": -1, "message": message}})
     assert says_unknown_tool(record) is unknown
+
+
+def _capture(tmp_path, closed_before_answer: bool) -> list[tuple[int, str]]:
+    """A listed tool's call answered with -32000 as the server shuts down, after or before the
+    capture's note that the host closed stdin."""
+    import json
+
+    from mcplint.api import lint_paths
+
+    def line(direction: str, msg: dict) -> dict:
+        return {"ts": "2026-12-03T07:30:06.000Z", "dir": direction, "raw": json.dumps(msg)}
+
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+    ready = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+             "serverInfo": {"name": "s", "version": "1"}}
+    tools = [{"name": "sleep", "inputSchema": {"type": "object"}}]
+    lines = [line("c2s", {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}),
+             line("s2c", {"jsonrpc": "2.0", "id": 0, "result": ready}),
+             line("c2s", {"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             line("c2s", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+             line("s2c", {"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
+             line("c2s", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleep"}})]
+    answer = line("s2c", {"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Connection closed"}})
+    closed = {"ts": "2026-12-03T07:30:06.000Z", "dir": "meta", "event": "stdin-closed",
+              "raw": "the host closed stdin; closing the server's stdin", "by": "client"}
+    lines += [closed, answer] if closed_before_answer else [answer, closed]
+    path = tmp_path / "cap.mcplog"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    findings, _ = lint_paths([str(path)])
+    return [(f.line, f.code) for f in findings if f.code in TL]
+
+
+def test_tl019_skips_answers_sent_after_the_client_closed_the_session(tmp_path):
+    assert _capture(tmp_path, closed_before_answer=True) == []
+    assert _capture(tmp_path, closed_before_answer=False) == [(7, "TL019")]

@@ -127,8 +127,8 @@ class ToolFailureAsProtocolError(Rule):
             "model can see them; keep JSON-RPC errors for unknown tools and bad requests.")
 
     def check(self, record, session):
-        if record.direction is not Direction.S2C:
-            return
+        if record.direction is not Direction.S2C or session.client_closed is not None:
+            return  # an answer sent after the client ended the session is a shutdown artefact
         error = error_of(record)
         code = error.get("code") if isinstance(error, dict) else None
         if type(code) is not int or code in PROTOCOL_CODES:
