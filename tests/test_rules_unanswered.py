@@ -203,6 +203,16 @@ def test_client_that_closed_the_connection_gave_up_too(how):
     assert [(r.line, r.note) for r in finding.related] == [(5, "the client closed the connection")]
 
 
+def test_stdin_closed_note_in_the_traffic_marks_where_the_client_gave_up():
+    closed = {"ts": "2025-01-01T00:00:30Z", "dir": "meta", "event": "stdin-closed", "by": "client",
+              "raw": "the host closed stdin; closing the server's stdin"}
+    late = dict(CALL, ts="2025-01-01T00:00:31Z", msg=dict(CALL["msg"], id=2, params={"name": "other", "arguments": {}}))
+    exit_ = {"ts": "2025-01-01T00:00:32Z", "dir": "meta", "event": "exit", "status": 0, "signal": None,
+             "steps": [], "raw": "server exited with status 0 after stdin closed"}
+    found = capture(*HANDSHAKE, CALL, closed, late, exit_)
+    assert [(f.line, f.party, [r.line for r in f.related]) for f in found] == [(4, None, [5]), (6, "server", [])]
+
+
 def test_server_that_exited_on_its_own_owes_the_answer():
     end = {"ts": "2025-01-01T00:01:01Z", "dir": "meta", "event": "exit", "status": 1, "signal": None, "steps": [],
            "raw": "server exited with status 1 on its own while stdin was open"}

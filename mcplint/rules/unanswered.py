@@ -12,7 +12,6 @@ from itertools import chain
 
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
-from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Record, Severity, id_key
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule
 
@@ -141,10 +140,11 @@ class RequestUnanswered(_Unanswered):
                    # else the root cause is the client's own unanswered server request (HX005)
                    and not blocking(session, entry, server_open)]
         again = sent_again(session, stalled) if stalled else {}
-        last = session.last_record
-        closed = last if last is not None and ended_by(last.msg) == "client" else None
+        closed = session.client_closed  # the reader's note that the client ended the session
         for entry in stalled:
             request, later = entry.record, again.get(entry)
+            if closed is not None and closed.line < request.line:
+                closed = None  # requests sent after it (in line order) were not given up by it
             if request.method == "initialize":  # which the client may not cancel
                 yield self.report(request, f"{label(request)} was never answered, so the handshake never "
                                            f"completed: the server never replied ({until_end(entry, session)})")
