@@ -63,10 +63,12 @@ EVERYTHING_FALSE_POSITIVES = {
     "2025-06-18": set(),
     "auto": set(),
 }
+#: From 2025-06-18 the filesystem server's structuredContent is {"content": <the text>} while its
+#: text block holds the bare text, not that object serialized (TL013, info).
 FILESYSTEM = {
     "2024-11-05": COMMON | STRUCTURED_BEFORE_2025_06_18,
-    "2025-06-18": COMMON,
-    "auto": COMMON,
+    "2025-06-18": COMMON | {("TL013", CALL)},
+    "auto": COMMON | {("TL013", CALL)},
 }
 NEGOTIATED = {"auto": "2025-11-25"}  # the TypeScript SDK 1.32 has no 2026-07-28
 
