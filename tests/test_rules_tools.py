@@ -366,6 +366,17 @@ def test_tl013_text_that_is_not_the_serialized_json_is_info():
     assert "content[0] holds other JSON" in found[4]
 
 
+def test_tl013_the_text_note_is_made_once_per_session_but_a_missing_block_every_time():
+    bare = {"content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}}
+    bare_again = {"content": [{"type": "text", "text": "6"}], "structuredContent": {"result": 6}}
+    no_text = {"content": [], "structuredContent": {"t": 21}}
+    text = (listing("2025-11-25", [WEATHER]) + call(2, "weather", {"city": "Oslo"}, bare)
+            + call(3, "weather", {"city": "Rome"}, bare_again) + call(4, "weather", {"city": "Nice"}, no_text)
+            + call(5, "weather", {"city": "Bern"}, no_text))
+    assert [(f.line, f.severity.value) for f in run_transcript(text) if f.code == "TL013"] == [
+        (5, "info"), (9, "warning"), (11, "warning")]
+
+
 def test_tl013_a_missing_text_block_stays_a_warning():
     assert [f[:4] for f in mirror([], {"t": 21})] == [(5, "TL013", "warning", "high")]
 

@@ -646,7 +646,12 @@ class StructuredContentNoTextMirror(Rule):
         problem = mirror_problem(content, result["structuredContent"])
         if problem is None:
             return ()
-        return [self.report(record, f"structuredContent is not serialized in a text block: {problem}",
+        state = session.state_for(self)
+        if state:
+            return ()  # a server shapes all its results alike: one note per session
+        state["noted"] = True
+        return [self.report(record, f"structuredContent is not serialized in a text block: {problem} "
+                                    "(noted once per session)",
                             severity=Severity.INFO, confidence="low")]
 
 
