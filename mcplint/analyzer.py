@@ -301,6 +301,33 @@ class Session:
         return self.state.setdefault(type(rule).__name__, {})
 
 
+def client_ends(record: Record) -> bool:
+    """Whether a comment record says the client ended the session: a reader's ending note by the
+    client (:func:`~mcplint.formats._common.ended_by`), or an HTTP ``DELETE`` of the session that
+    the server accepted (2xx; a ``405`` refuses to end it, and the session goes on)."""
+    if record.msg is not None:
+        return ended_by(record.msg) == "client"
+    http = record.http
+    if type(http) is not dict or http.get("role") != "exchange" or http.get("method") != "DELETE":
+        return False
+    status = http.get("status")
+    return type(status) is int and 200 <= status < 300
+
+
+def paired_request(record: Record, session: Session) -> RequestEntry | None:
+    """The request an error without an id answers by its HTTP exchange: the one request of the POST
+    whose response carried it (the HAR reader's ``answers_id`` fact). None on other transports, and
+    when that request is unknown or was answered by another response."""
+    http = record.http
+    if record.kind is not Kind.ERROR or type(http) is not dict or "answers_id" not in http \
+            or record.direction is None:
+        return None
+    entry = session.find_request(record.direction.other, http["answers_id"])
+    if type(entry) is not RequestEntry or entry.response not in (None, record):
+        return None
+    return entry
+
+
 def progress_token(record: Record) -> tuple[bool, Any]:
     """``(present, token)`` of ``params._meta.progressToken`` of a request."""
     params = record.params
@@ -596,8 +623,7 @@ class Analyzer:
         session: Session = record.session
         session.last_record = record
         if record.kind not in MESSAGE_KINDS:
-            if record.kind is Kind.COMMENT and record.msg is not None and session.client_closed is None \
-                    and ended_by(record.msg) == "client":
+            if record.kind is Kind.COMMENT and session.client_closed is None and client_ends(record):
                 session.client_closed = record
             if record.kind is Kind.INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
@@ -661,11 +687,16 @@ class Analyzer:
             return
         asker = record.direction.other
         key = id_key(record.id)
-        if record.answer == "forgotten":  # the first answer to a request forgotten while open
+        if record.answer == "no-id":  # over HTTP, the exchange may still say which request it answers
+            paired = paired_request(record, session)
+            if paired is None or paired.response is not None:
+                return
+            key = id_key(paired.record.id)
+        elif record.answer == "forgotten":  # the first answer to a request forgotten while open
             entry = session.requests[asker][key]
             entry.response_line, entry.response_t, entry.response_kind = record.line, record.t, record.kind
             return
-        if record.answer not in ("ok", "after-cancel"):
+        elif record.answer not in ("ok", "after-cancel"):
             return
         entry = session.requests[asker].get(key)
         if entry is None:  # fell out of the requests table while still open

@@ -22,6 +22,8 @@ from tests.harbuilder import (
     handshake,
     har,
     in_sequence,
+    initialize_request,
+    initialize_result,
     one_per_line,
     post_headers,
 )
@@ -175,6 +177,18 @@ def test_findings_name_the_entry_and_header():
                                        str(SAMPLES / "http-session-mistakes-2025-11-25.har")])
     assert "entry 4 (POST /mcp → 200)" in result.output and "MCP-Protocol-Version" in result.output
     assert "entry 3" in result.output and "Accept" in result.output
+
+
+def test_finding_messages_name_entries_not_har_lines():
+    """RS001 names the initialize result by its entry (a HAR's lines say nothing); stdio keeps lines."""
+    init = entry(request_headers=post_headers(), body=initialize_request("2025-11-25"),
+                 response_headers={"Mcp-Session-Id": SID}, json_body=initialize_result("2025-11-25", {"resources": {}}),
+                 time_ms=50)
+    early = entry(request_headers=post_headers(SID), json_body={"jsonrpc": "2.0", "id": 1, "result": {}},
+                  body={"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": "file:///a"}},
+                  started=0.01, time_ms=60)
+    (finding,) = [f for f in lint_text(dumps(har([init, early]))) if f.code == "RS001"]
+    assert finding.message.endswith("without subscribe: true (entry 1)")
 
 
 def test_findings_never_print_tokens_or_session_ids():

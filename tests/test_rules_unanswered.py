@@ -8,6 +8,9 @@ import orjson
 import pytest
 
 from mcplint.engine import Engine
+from mcplint.parse import Parser
+from mcplint.readers import open_frames
+from tests.harbuilder import dumps, entry, handshake, har, in_sequence, post_headers
 from tests.ruledocs import run_transcript
 
 ENGINE = Engine()
@@ -225,6 +228,135 @@ def test_initialize_open_when_the_client_closes_stays_the_servers():
            "raw": "server exited with status 0 after stdin closed"}
     (finding,) = capture(HANDSHAKE[0], end)
     assert finding.party == "server" and "handshake never completed" in finding.message
+
+
+def test_client_that_closed_the_connection_is_info_not_a_warning():
+    end = {"ts": "2025-01-01T00:01:01Z", "dir": "meta", "event": "exit", "status": 0, "signal": None, "steps": [],
+           "raw": "server exited with status 0 after stdin closed"}
+    (finding,) = capture(*HANDSHAKE, CALL, end)
+    assert (finding.severity.value, finding.confidence, finding.party) == ("info", "low", None)
+
+
+# -- HX001 over HTTP (HAR) ------------------------------------------------------------------------
+SID = "s1"
+
+
+def lint_har(entries, version="2025-11-25"):
+    doc = dumps(har(in_sequence(handshake(version, SID, {}, {"tools": {}}) + entries)))
+    fmt, frames = open_frames(io.BytesIO(doc.encode()))
+    assert fmt == "har"
+    engine = Engine()
+    found = list(engine.lint_records(Parser("<har>").records(frames), "<har>"))
+    return found
+
+
+def post(body, version="2025-11-25", session=SID, **kw):
+    return entry(request_headers=post_headers(session, version), body=body, **kw)
+
+
+def no_session_error(status=400, id_=None):
+    value = {"jsonrpc": "2.0", "error": {"code": -32000, "message": "No valid session"}}
+    if id_ != "absent":
+        value["id"] = id_
+    return value
+
+
+def rpc(i, method="tools/call", params=None):
+    return {"jsonrpc": "2.0", "id": i, "method": method,
+            "params": params if params is not None else {"name": "t", "arguments": {}}}
+
+
+@pytest.mark.parametrize("id_", [None, "absent"])
+def test_http_error_without_id_answers_the_one_request_of_its_post(id_):
+    found = lint_har([post(rpc(1), status=400, json_body=no_session_error(id_=id_))])
+    assert [f.code for f in found if f.code in ("HX001", "JR017")] == ["JR017"]  # JR017 still says: copy the id
+
+
+def test_http_error_without_id_in_an_sse_answer_answers_its_request_too():
+    found = lint_har([post(rpc(1), sse=[{"jsonrpc": "2.0", "method": "notifications/message",
+                                         "params": {"level": "info", "data": "x"}}, no_session_error()])])
+    assert "HX001" not in {f.code for f in found}
+
+
+def test_error_without_id_on_stdio_stays_unmatched():
+    text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}\n'
+    assert codes(text) == [(2, "HX001")]
+
+
+def test_http_batch_of_two_requests_is_not_paired_with_an_error_without_id():
+    batch = [rpc(1, "tools/list", {}), rpc(2, "prompts/list", {})]
+    found = lint_har([post(batch, version="2025-03-26", status=400, json_body=no_session_error())],
+                     version="2025-03-26")
+    assert sorted(f.id for f in hx(found)) == [1, 2]
+
+
+def test_http_batch_of_one_request_and_a_notification_is_paired():
+    batch = [rpc(1, "tools/list", {}), {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}]
+    found = lint_har([post(batch, version="2025-03-26", status=400, json_body=no_session_error())],
+                     version="2025-03-26")
+    assert hx(found) == []
+
+
+def test_http_error_without_id_next_to_the_real_answer_answers_nothing():
+    found = lint_har([post(rpc(1), sse=[no_session_error(), {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}])])
+    assert [f.code for f in found if f.code in ("HX001", "JR011", "JR013")] == []
+
+
+def test_http_202_with_an_error_without_id_is_not_an_answer():
+    found = lint_har([post(rpc(1), status=202, json_body=no_session_error())])
+    assert [f.id for f in hx(found)] == [1]
+
+
+def slow_call(i=1, started=0.3):
+    """A call whose SSE stream carries progress and is still open when the DELETE comes."""
+    params = {"name": "t", "arguments": {}, "_meta": {"progressToken": i}}
+    return post(rpc(i, params=params), sse=[{"jsonrpc": "2.0", "method": "notifications/progress",
+                                             "params": {"progressToken": i, "progress": 1}}],
+                started=started, time_ms=400)
+
+
+def delete(status=200, started=0.5):
+    return entry("DELETE", request_headers={"Mcp-Session-Id": SID, "MCP-Protocol-Version": "2025-11-25"},
+                 status=status, started=started, time_ms=3)
+
+
+def test_http_delete_ends_the_session_and_the_open_call_is_info():
+    (finding,) = hx(lint_har([slow_call(), delete()]))
+    assert (finding.severity.value, finding.party) == ("info", None)
+    assert "the client gave up on it and ended the session (DELETE)" in finding.message
+    assert [r.note for r in finding.related] == ["the client ended the session (entry 4, 200 ms later)"]
+
+
+def test_http_delete_refused_with_405_leaves_the_session_open():
+    (finding,) = hx(lint_har([slow_call(), delete(405)]))
+    assert (finding.severity.value, finding.party) == ("warning", "server") and "gave up" not in finding.message
+
+
+@pytest.mark.parametrize("status", [200, 405])
+def test_http_answer_after_the_delete_is_a_shutdown_artefact_for_tl019(status):
+    """The DELETE is the analyzer's session.client_closed, as stdin-closed is on stdio."""
+    listing = post(rpc(1, "tools/list", {}), json_body={"jsonrpc": "2.0", "id": 1, "result": {
+        "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}, started=0.2)
+    closed = {"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Connection closed"}}
+    call_ = post(rpc(2), sse=[closed], arrivals=[0.6], started=0.3, time_ms=310)
+    found = lint_har([listing, call_, delete(status)])
+    assert [f.code for f in found if f.code == "TL019"] == ([] if status == 200 else ["TL019"])
+
+
+def test_http_distances_are_entries_and_seconds_not_lines():
+    found = hx(lint_har([slow_call(), post(rpc(2, "ping", {}), started=0.5, json_body=ok_result(2))]))
+    (finding,) = found
+    assert "line" not in finding.message
+    assert finding.message.endswith("(the session ends with entry 4, 205 ms later)")
+
+
+def test_http_distance_when_the_request_is_in_the_last_entry():
+    (finding,) = hx(lint_har([slow_call()]))
+    assert finding.message.endswith("(the session ends with entry 3, its own, 400 ms later)")
+
+
+def ok_result(i):
+    return {"jsonrpc": "2.0", "id": i, "result": {}}
 
 
 # -- HX005 ------------------------------------------------------------------------------------

@@ -826,6 +826,35 @@ def _summary(http: dict) -> str:
     return f"entry {http['entry']}: {http['method']} {http['url']} → {answer}"
 
 
+def _pairing(entry: _Entry) -> tuple[int, Any] | None:
+    """``(position, id)`` when the exchange ties an error without an id (null or absent) to its
+    request: the POST carried exactly one request (a 2025-03-26 batch may add notifications and
+    responses), and its response, not a ``202``, holds exactly one such error and no response
+    naming the request's id. Over HTTP that response is the request's answer channel, so the error
+    answers the request (the analyzer reads the ``answers_id`` fact of the error's frame)."""
+    http = entry.http
+    if http["method"] != "POST" or http["status"] in (None, 202):
+        return None
+    requests = [item for value in entry.sent for item in _items(value)
+                if isinstance(item.get("method"), str) and "id" in item]
+    if len(requests) != 1 or requests[0]["id"] is None:
+        return None
+    wanted = id_key(requests[0]["id"])
+    found = None
+    for position, (_, value, _) in enumerate(entry.received):
+        for item in _items(value):
+            if "method" in item or ("result" not in item and "error" not in item):
+                continue
+            if item.get("id") is not None:
+                if id_key(item["id"]) == wanted:
+                    return None  # answered by its id
+            elif "error" in item:
+                if found is not None:
+                    return None  # which one answers it?
+                found = (position, requests[0]["id"])
+    return found
+
+
 def _stream(entry: _Entry, stream: int, sent: float) -> list[_Item]:
     """The frames of one exchange, in their order, placed on the timeline; ``sent``: the key of
     the request (when it started, or the previous request's for an entry without times)."""
@@ -851,9 +880,12 @@ def _stream(entry: _Entry, stream: int, sent: float) -> list[_Item]:
                                offers=_offers(value, False, session)))
     exchange = Frame(entry.line, _summary(http), kind=Kind.COMMENT, observed=False, t=t, ts=ts, http=http, **common)
     items.append(_Item(exchange, stream, key=sent, lo=lo, hi=sent))
-    for (event, value, error), (when, stamp, low, high, estimated) in zip(entry.received, _arrivals(entry, sent),
-                                                                          strict=True):
+    paired = _pairing(entry)
+    for position, ((event, value, error), (when, stamp, low, high, estimated)) in enumerate(
+            zip(entry.received, _arrivals(entry, sent), strict=True)):
         facts = {**http, "role": "response"}
+        if paired is not None and paired[0] == position:
+            facts["answers_id"] = paired[1]
         if event is not None:
             facts.update(sse_event_id=event["id"], sse_event=event["event"], sse_index=event["index"])
             data = event["data"] or ""

@@ -18,7 +18,7 @@ from mcplint import protocol
 from mcplint.analyzer import Bounded, Phase
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker,
+    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker, where,
 )
 from mcplint.rules._feature_helpers import (
     a, error_message, final_result, item_error_code, listing, says_not_found, shown,
@@ -118,7 +118,7 @@ class SubscribeWithoutCapability(Rule):
         severity, level, confidence = negotiation_level(record.revision)
         for request in early:
             yield self.report(request, f"Client sent {request.method} before the initialize result, which "
-                                       f"then {missing_text(_SUB_GATE, caps)} (line {record.line})",
+                                       f"then {missing_text(_SUB_GATE, caps)} ({where(record)})",
                               severity=severity, level=level, confidence=confidence,
                               related=[(record, "initialize result")])
 

@@ -13,7 +13,8 @@ from itertools import chain
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
 from mcplint.model import Direction, Record, Severity, id_key
-from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule
+from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule, where
+from mcplint.rules._http import facts_of
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
@@ -53,7 +54,10 @@ def blocking(session: Session, entry: RequestEntry, server_open: list[RequestEnt
 
 
 def until_end(entry: RequestEntry, session: Session) -> str:
-    """How much of the session follows the request, e.g. ``the session ends 12 lines / 30 s later``."""
+    """How much of the session follows the request, e.g. ``the session ends 12 lines / 30 s later``;
+    on HTTP input ``the session ends with entry 19, 395 ms later`` (a HAR's lines say nothing)."""
+    if type(entry.record.http) is dict:
+        return _until_last_exchange(entry.record, facts_of(session).last)
     last = session.last_record
     if last is None or last.line <= entry.record.line:
         return "the session ends right after it"
@@ -63,6 +67,20 @@ def until_end(entry: RequestEntry, session: Session) -> str:
     if start is not None and end is not None and end > start:
         text += f" / {_duration(end - start)}"
     return text + " later"
+
+
+def _until_last_exchange(request: Record, last: Record | None) -> str:
+    """``the session ends with entry 19, 395 ms later`` (by the end of the session's last exchange)."""
+    if last is None or type(last.http) is not dict:
+        return "the session ends right after it"
+    http = last.http
+    text = f"the session ends with {where(last)}"
+    if http.get("entry") == request.http.get("entry"):
+        text += ", its own"
+    end = http["ended"] if http.get("ended") is not None else http.get("started")
+    if request.t is not None and end is not None and end > request.t:
+        text += f", {_duration(end - request.t)} later"
+    return text
 
 
 def _duration(seconds: float) -> str:
@@ -149,14 +167,17 @@ class RequestUnanswered(_Unanswered):
                 yield self.report(request, f"{label(request)} was never answered, so the handshake never "
                                            f"completed: the server never replied ({until_end(entry, session)})")
             elif later is not None or closed is not None:
-                gave_up = (later, "the same request sent again") if later is not None \
-                    else (closed, "the client closed the connection")
-                how = f"sent it again as {label(later)}" if later is not None else "closed the connection"
+                if later is not None:  # it stopped waiting without the cancellation the lifecycle asks for
+                    how, gave_up, severity = f"sent it again as {label(later)}", "the same request sent again", None
+                else:  # the spec lets a client end a session with requests open; no answer could follow
+                    how, gave_up = (("ended the session (DELETE)", "the client ended the session") if closed.http
+                                    else ("closed the connection", "the client closed the connection"))
+                    severity = Severity.INFO
                 finding = self.report(
                     request, f"{label(request)} was never answered and never cancelled: the server never replied, "
                              f"and the client gave up on it and {how} ({until_end(entry, session)})",
-                    related=[gave_up])
-                finding.party = None  # both sides fell short; the capture cannot tell whose fault it is
+                    related=[(later or closed, gave_up)], severity=severity)
+                finding.party = None  # the capture cannot tell whether the server was stuck or still working
                 yield finding
             else:
                 yield self.report(request, f"{label(request)} was never answered and never cancelled "
