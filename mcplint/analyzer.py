@@ -216,7 +216,8 @@ class Session:
     unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
     tools: ToolCatalog = field(default_factory=ToolCatalog)
     #: the reader's note that the client ended the session (mcplint capture's ``stdin-closed``, a
-    #: host log's shutdown line): messages after it went to a closed connection
+    #: host log's shutdown line, a HAR's accepted ``DELETE``; see :func:`client_ends`): messages
+    #: after it went to a closed connection
     client_closed: Record | None = None
     messages: int = 0
     last_record: Record | None = None
