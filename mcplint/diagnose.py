@@ -12,6 +12,9 @@ Node.js stack, Go panic) with nothing from the server after it. A server that en
 owed an answer gets that verdict instead of "never answered"; one the client stopped is said to
 have been stopped, not to have crashed.
 
+Places are input lines; on HAR input, where all the messages of an entry share the entry's first
+line, they are entries (``place``), and facts about a request are kept per request, never per line.
+
 Memory stays bounded: progress is counted for open requests only, each list of a diagnosis keeps
 its first ``MAX_ITEMS`` entries (and counts the rest), and beyond ``MAX_SESSIONS`` sessions only
 the ones with something to report are kept (``MAX_KEPT`` in all); the others are counted by outcome.
@@ -26,7 +29,7 @@ from typing import Any
 
 from mcplint.excerpt import mask_text, shorten
 from mcplint.formats._common import ended_by
-from mcplint.model import Direction, Kind, Record
+from mcplint.model import Direction, Kind, Record, id_key
 from mcplint.rules._base import Tracker
 
 #: Lifecycle stages of a handshake-era session, in order.
@@ -180,14 +183,37 @@ class CrashWatch:
         # else: a message spread over several lines (pydantic's ValidationError, ...)
 
 
+def at(record: Record) -> dict[str, int]:
+    """Where ``record`` is, as diagnose items hold it: ``{"line": 12}``, plus ``"entry": 4`` on HAR
+    input (all the messages of a HAR entry share its first line)."""
+    http = record.http
+    entry = http.get("entry") if type(http) is dict else None
+    return {"line": record.line} if entry is None else {"line": record.line, "entry": entry}
+
+
+def place(item: dict, preposition: bool = False) -> str:
+    """``line 12`` (``at line 12``), or ``entry 4`` (``in entry 4``) for an item located by :func:`at`."""
+    entry = item.get("entry")
+    if entry is None:
+        return f"at line {item['line']}" if preposition else f"line {item['line']}"
+    return f"in entry {entry}" if preposition else f"entry {entry}"
+
+
 @dataclass
 class OpenRequest:
     line: int
+    entry: int | None  # the HAR entry, when the input is a HAR
     method: str | None
     id: Any
     owed_by: str  # the side that owes the answer
     age: float | None  # seconds from the request to the end of the capture
     progress: int
+
+    def as_dict(self) -> dict[str, Any]:
+        out = vars(self).copy()
+        if self.entry is None:
+            del out["entry"]
+        return out
 
 
 @dataclass
@@ -198,7 +224,7 @@ class Diagnosis:
     session: str
     era: str | None = None
     version: str | None = None
-    stages: dict[str, int] = field(default_factory=dict)  # stage -> line where it was reached
+    stages: dict[str, dict] = field(default_factory=dict)  # stage -> where it was reached (``at``)
     last_stage: str | None = None
     suspect: str | None = None
     fix: str | None = None
@@ -243,9 +269,10 @@ class Diagnosis:
     def as_dict(self) -> dict[str, Any]:
         return {
             "path": self.path, "session": self.session, "era": self.era, "version": self.version,
-            "stages": [{"stage": s, "reached": s in self.stages, "line": self.stages.get(s)} for s, _ in STAGES],
+            "stages": [{"stage": s, "reached": s in self.stages, **self.stages.get(s, {"line": None})}
+                       for s, _ in STAGES],
             "last_stage": self.last_stage, "suspect": self.suspect, "fix": self.fix,
-            "open_requests": [vars(o) for o in self.open_requests], "timeouts": self.timeouts,
+            "open_requests": [o.as_dict() for o in self.open_requests], "timeouts": self.timeouts,
             "late_responses": self.late_responses, "stdout_pollution": self.pollution,
             "stderr_tail": self.stderr_tail, "modern_requests": self.modern_requests, "notes": self.notes,
             "exit": self.exit,
@@ -263,9 +290,11 @@ class DiagnoseCollector(Tracker):
         self.unlisted: Counter = Counter()  # outcome -> sessions beyond MAX_SESSIONS not kept
         self.finished = 0
         self._stderr: dict[tuple[str, str], deque] = {}
-        self._progress: dict[tuple[str, str], dict] = {}  # request line -> progress count (open requests)
+        self._progress: dict[tuple[str, str], dict] = {}  # request Record -> progress count (open requests)
         self._last_t: dict[tuple[str, str], float] = {}
-        self._modern: dict[tuple[str, str], dict] = {}  # request line -> modern_requests item
+        # (direction, id key) of a request -> its modern_requests item; a reused id replaces the
+        # earlier request, as in the analyzer's tables
+        self._modern: dict[tuple[str, str], dict] = {}
         self._end: dict[tuple[str, str], dict] = {}  # how the server ended, as the capture says
         self._crash: dict[tuple[str, str], CrashWatch] = {}
 
@@ -282,8 +311,9 @@ class DiagnoseCollector(Tracker):
             self._crash[key] = CrashWatch()
         return found
 
-    def _reach(self, diagnosis: Diagnosis, stage: str, line: int) -> None:
-        diagnosis.stages.setdefault(stage, line)
+    def _reach(self, diagnosis: Diagnosis, stage: str, record: Record) -> None:
+        if stage not in diagnosis.stages:
+            diagnosis.stages[stage] = at(record)
 
     def commit(self, record: Record, session) -> None:
         d = self.diagnosis(session)
@@ -295,7 +325,7 @@ class DiagnoseCollector(Tracker):
             if end is not None:
                 self._ended(key, end)
             return
-        self._reach(d, "transport", record.line)
+        self._reach(d, "transport", record)
         if record.kind is Kind.STDERR:
             self._stderr[key].append(f"{record.line}: {shorten(mask_text(record.text), 200)}")
             self._crash[key].feed(record.line, record.text)
@@ -311,54 +341,54 @@ class DiagnoseCollector(Tracker):
         method = record.effective_method
         kind = record.kind
         if kind is Kind.REQUEST and method == "initialize":
-            self._reach(d, "initialize_sent", record.line)
+            self._reach(d, "initialize_sent", record)
         elif kind is Kind.RESULT and method == "initialize" and record.answer == "ok":
-            self._reach(d, "initialize_answered", record.line)
+            self._reach(d, "initialize_answered", record)
         elif kind is Kind.ERROR and method == "initialize":
-            d.add("notes", f"line {record.line}: initialize was refused: {self._error_text(record)}")
+            d.add("notes", f"{place(at(record))}: initialize was refused: {self._error_text(record)}")
         elif kind is Kind.NOTIFICATION and method == "notifications/initialized":
-            self._reach(d, "initialized_sent", record.line)
+            self._reach(d, "initialized_sent", record)
         elif record.is_response and method == "tools/list" and record.answer == "ok":
-            self._reach(d, "tools_listed", record.line)
+            self._reach(d, "tools_listed", record)
             result = record.msg.get("result") if kind is Kind.RESULT else None
             if isinstance(result, dict) and result.get("nextCursor") is not None:
-                d.add("notes", f"line {record.line}: tools/list returned a nextCursor; the host must fetch "
+                d.add("notes", f"{place(at(record))}: tools/list returned a nextCursor; the host must fetch "
                                "the next page or it misses tools")
         elif kind is Kind.REQUEST and method == "tools/call":
-            self._reach(d, "tool_called", record.line)
+            self._reach(d, "tool_called", record)
         elif record.is_response and method == "tools/call" and record.answer == "ok":
-            self._reach(d, "tool_returned", record.line)
+            self._reach(d, "tool_returned", record)
         if kind is Kind.NOTIFICATION and method == "notifications/progress" and record.target is not None \
                 and record.target.live is not None:
             counts = self._progress[key]
-            request_line = record.target.live.record.line
-            counts[request_line] = counts.get(request_line, 0) + 1
+            request = record.target.live.record
+            counts[request] = counts.get(request, 0) + 1
         if record.is_response and record.request is not None and record.answer in ("ok", "after-cancel"):
-            self._progress[key].pop(record.request.line, None)  # counted for requests left open only
+            self._progress[key].pop(record.request, None)  # counted for requests left open only
         if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
             params = record.params if isinstance(record.params, dict) else {}
             reason = str(params.get("reason") or "")
             if _TIMEOUT_REASON.search(reason):
-                d.add("timeouts", {"line": record.line, "signature": f"cancelled with reason {reason!r}"})
+                d.add("timeouts", {**at(record), "signature": f"cancelled with reason {reason!r}"})
             else:
                 entry = session.find_request(record.direction, params.get("requestId")) if record.direction else None
                 if entry is not None and entry.record.t is not None and record.t is not None:
                     waited = record.t - entry.record.t
                     if any(abs(waited - limit) < 1.5 for limit in (10, 30, 60, 120, 300)):
-                        d.add("timeouts", {"line": record.line, "signature":
+                        d.add("timeouts", {**at(record), "signature":
                                            f"cancelled after {waited:.1f} s, a typical host timeout"})
         if kind is Kind.ERROR:
             error = record.msg.get("error")
             if isinstance(error, dict) and error.get("code") == -32001:
-                d.add("timeouts", {"line": record.line, "signature": "error -32001 (request timed out)"})
+                d.add("timeouts", {**at(record), "signature": "error -32001 (request timed out)"})
         if record.answer == "after-cancel" and record.is_response:
-            d.add("late_responses", {"line": record.line, "method": method, "id": record.id})
+            d.add("late_responses", {**at(record), "method": method, "id": record.id})
         if session.modern and kind is Kind.REQUEST and len(d.modern_requests) < MAX_MODERN_REQUESTS:
-            item = {"line": record.line, "method": method, "id": record.id, "outcome": "pending"}
+            item = {**at(record), "method": method, "id": record.id, "outcome": "pending"}
             d.modern_requests.append(item)
-            self._modern.setdefault(key, {})[record.line] = item
+            self._modern.setdefault(key, {})[_request_key(record)] = item
         elif session.modern and record.is_response and record.request is not None:
-            item = self._modern.get(key, {}).get(record.request.line)
+            item = self._modern.get(key, {}).get(_request_key(record.request))
             if item is not None:
                 item["outcome"] = "error " + self._error_text(record) if kind is Kind.ERROR else "answered"
 
@@ -377,7 +407,7 @@ class DiagnoseCollector(Tracker):
         else:
             origin, fix = "unknown writer", "Find what prints this line and send it to stderr."
         if len(d.pollution) < 20:
-            d.pollution.append({"line": record.line, "text": shorten(mask_text(text), 120), "origin": origin,
+            d.pollution.append({**at(record), "text": shorten(mask_text(text), 120), "origin": origin,
                                 "fix": fix})
 
     def _ended(self, key: tuple[str, str], end: dict) -> None:
@@ -417,8 +447,9 @@ class DiagnoseCollector(Tracker):
             record = entry.record
             age = end - record.t if end is not None and record.t is not None else None
             owed_by = record.direction.other.sender if record.direction else "unknown"
-            d.open_requests.append(OpenRequest(record.line, record.method, record.id, owed_by, age,
-                                               self._progress.get(key, {}).get(record.line, 0)))
+            where = at(record)
+            d.open_requests.append(OpenRequest(where["line"], where.get("entry"), record.method, record.id, owed_by,
+                                               age, self._progress.get(key, {}).get(record, 0)))
         if session.modern:
             d.last_stage = None
             d.suspect = self._modern_suspect(d)
@@ -433,7 +464,7 @@ class DiagnoseCollector(Tracker):
             d.add("notes", f"'{label}' never happened although later stages did")
         init = d.stages.get("initialize_sent")
         if d.last_stage == "initialize_sent" and init is not None and any(
-                int(line.split(":", 1)[0]) > init for line in d.stderr_tail):
+                int(line.split(":", 1)[0]) > init["line"] for line in d.stderr_tail):
             d.suspect = ("initialize was never answered while the server kept writing to stderr: it was still "
                          "busy (slow start-up work before answering?) or stuck.")
             d.fix = ("Answer initialize first and do slow start-up work (downloads, indexing) afterwards or in "
@@ -444,18 +475,19 @@ class DiagnoseCollector(Tracker):
         listing = [o for o in d.open_requests if o.method == "tools/list"] if d.last_stage == "initialized_sent" else []
         if (d.last_stage == "tool_returned" and d.open_requests) or listing:  # a request left open is the stall
             first = (listing or d.open_requests)[0]
-            d.suspect = f"{first.method} (line {first.line}) was never answered; the {first.owed_by} owes the answer."
+            d.suspect = (f"{first.method} ({place(vars(first))}) was never answered; the {first.owed_by} owes "
+                         "the answer.")
             d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
                 "Make sure every request is answered (an error is an answer) and that the waiting side times "
                 "out and sends notifications/cancelled.")
         unfinished = [entry for entry in session.pending[Direction.C2S].values()
                       if entry.record.method == "tools/call"]
-        progressing = [e for e in unfinished if self._progress.get(key, {}).get(e.record.line)]
+        progressing = [e for e in unfinished if self._progress.get(key, {}).get(e.record)]
         if d.last_stage in ("tool_called", "tool_returned") and progressing:
             entry = progressing[-1]
-            count = self._progress[key][entry.record.line]
+            count = self._progress[key][entry.record]
             d.suspect, d.fix = SUSPECTS["progress_only"]
-            d.suspect += (f" (tools/call at line {entry.record.line}: {count} progress notification(s)"
+            d.suspect += (f" (tools/call {place(at(entry.record), True)}: {count} progress notification(s)"
                           + (", then cancelled" if entry.cancel is not None else "") + ")")
 
     def _judge_end(self, d: Diagnosis, key: tuple[str, str]) -> None:
@@ -471,9 +503,9 @@ class DiagnoseCollector(Tracker):
         end["traceback"], end["verdict"] = crash, None
         d.exit = end
         owed = [o for o in d.open_requests if o.owed_by == "server"]
-        pending = f"{owed[0].method} (line {owed[0].line})" + (
+        pending = f"{owed[0].method} ({place(vars(owed[0]))})" + (
             f" and {len(owed) - 1} more request(s)" if len(owed) > 1 else "") if owed else ""
-        where = f"line {end['line']}" + (f": {end['text']}" if end["text"] else "")
+        where = place(end) + (f": {end['text']}" if end["text"] else "")
         legacy = d.era != "modern"
         if end["by"] == "client" or (end["event"] == "closed" and end["by"] is None and crash is None):
             if owed:  # the stage's suspect stands; the end was the client's doing, or nobody's known
@@ -493,7 +525,7 @@ class DiagnoseCollector(Tracker):
             end["verdict"] = _verdict(end, f"after '{dict(STAGES)[d.last_stage]}', with nothing left to answer: the "
                                            "session could not go on")
         elif crash is not None or end["signal"] or end["status"] not in (None, 0):
-            end["verdict"] = f"line {end['line']}: " + _verdict(end, "with nothing left to answer")
+            end["verdict"] = f"{place(end)}: " + _verdict(end, "with nothing left to answer")
             d.add("notes", end["verdict"])
             return
         else:
@@ -507,10 +539,10 @@ class DiagnoseCollector(Tracker):
             return "No 2026-07-28 request was captured."
         if pending:
             first = pending[0]
-            return f"{first['method']} (line {first['line']}) was never answered by the server."
+            return f"{first['method']} ({place(first)}) was never answered by the server."
         failed = [r for r in d.modern_requests if r["outcome"].startswith("error")]
         if failed:
-            return f"{len(failed)} request(s) failed; first: {failed[0]['method']} (line {failed[0]['line']}): " \
+            return f"{len(failed)} request(s) failed; first: {failed[0]['method']} ({place(failed[0])}): " \
                    f"{failed[0]['outcome']}"
         return "Every request was answered."
 
@@ -528,10 +560,14 @@ def _ending(record: Record) -> dict | None:
     elif event not in ("exit", "closed"):
         return None
     status, signal = msg.get("status"), msg.get("signal")
-    return {"line": record.line, "event": event, "status": status if type(status) is int else None,
+    return {**at(record), "event": event, "status": status if type(status) is int else None,
             "signal": signal if isinstance(signal, str) and signal else None,
             "by": ended_by(msg), "source": str(msg.get("source") or "capture meta"),
             "text": shorten(mask_text(raw), 200) or None}
+
+
+def _request_key(request: Record) -> tuple:
+    return (request.direction, id_key(request.id))
 
 
 def _verdict(end: dict, when: str) -> str:

@@ -1,8 +1,10 @@
-"""Render diagnoses as text, Markdown (for issue reports) or JSON."""
+"""Render diagnoses as text, Markdown (for issue reports) or JSON.
+
+Places read ``line 12``, or ``entry 4`` on HAR input (``mcplint.diagnose.place``)."""
 
 from __future__ import annotations
 
-from mcplint.diagnose import STAGES, Diagnosis
+from mcplint.diagnose import STAGES, Diagnosis, place
 from mcplint.rules._base import fmt_id
 
 
@@ -15,11 +17,11 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
     if d.era == "modern":
         out.append(f"{bullet}Stateless session (2026-07-28): {len(d.modern_requests)} request(s)")
         for item in d.modern_requests[:20]:
-            out.append(f"  {bullet}line {item['line']}: {item['method']} {code}{fmt_id(item['id'])}{code}: {item['outcome']}")
+            out.append(f"  {bullet}{place(item)}: {item['method']} {code}{fmt_id(item['id'])}{code}: {item['outcome']}")
     else:
         for stage, label in STAGES:
             mark = "✔" if stage in d.stages else "✘"
-            where = f" (line {d.stages[stage]})" if stage in d.stages else ""
+            where = f" ({place(d.stages[stage])})" if stage in d.stages else ""
             out.append(f"{bullet}{mark} {label}{where}")
     if d.suspect:
         out.append("")
@@ -30,7 +32,7 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
     if end is not None:
         if end["event"] != "crash":
             text = f": {code}{end['text']}{code}" if end["text"] else ""
-            out.append(f"Ended: line {end['line']} ({end['source']}){text}")
+            out.append(f"Ended: {place(end)} ({end['source']}){text}")
         if end["traceback"] is not None:
             crash = end["traceback"]
             out.append(f"Crash report: line {crash['line']} ({crash['runtime']}): {code}{crash['exception']}{code}")
@@ -39,12 +41,12 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
         out.append("Open at the end of the capture:")
         for o in d.open_requests:
             progress = f", {o.progress} progress notification(s)" if o.progress else ""
-            out.append(f"{bullet}line {o.line}: {o.method} {code}#{fmt_id(o.id)}{code}, {_age(o.age)}; "
+            out.append(f"{bullet}{place(vars(o))}: {o.method} {code}#{fmt_id(o.id)}{code}, {_age(o.age)}; "
                        f"the {o.owed_by} owes the answer{progress}")
     for title, items, fmt in (
-        ("Timeout signatures:", d.timeouts, lambda t: f"line {t['line']}: {t['signature']}"),
-        ("Responses after cancellation:", d.late_responses, lambda r: f"line {r['line']}: {r['method']} #{fmt_id(r['id'])}"),
-        ("Stdout pollution:", d.pollution, lambda p: f"line {p['line']}: {p['origin']}: {code}{p['text']}{code} — {p['fix']}"),
+        ("Timeout signatures:", d.timeouts, lambda t: f"{place(t)}: {t['signature']}"),
+        ("Responses after cancellation:", d.late_responses, lambda r: f"{place(r)}: {r['method']} #{fmt_id(r['id'])}"),
+        ("Stdout pollution:", d.pollution, lambda p: f"{place(p)}: {p['origin']}: {code}{p['text']}{code} — {p['fix']}"),
     ):
         if items:
             out.append("")

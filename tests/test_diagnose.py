@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import orjson
+import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-
-import pytest
+from tests import harbuilder
 
 
 @pytest.fixture(autouse=True)
@@ -476,3 +479,89 @@ def test_odd_exit_records_never_crash(tmp_path):
     (d,) = diagnose(path)
     assert d["suspect"] == "The server exited before answering initialize (line 1)."
     assert (d["exit"]["status"], d["exit"]["signal"], d["exit"]["by"], d["exit"]["text"]) == (None, None, None, None)
+
+
+# -- HAR input: places are entries, facts are kept per request (issue 13) -----------------------
+ROOT = Path(__file__).resolve().parent.parent
+HAR_FILES = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("samples/*.har"), *ROOT.glob("tests/corpus/*.har")])
+V = "2025-11-25"
+
+
+def located(d):
+    """The located items of a diagnosis (JSON)."""
+    return [s for s in d["stages"] if s["reached"]] + d["open_requests"] + d["timeouts"] + d["late_responses"] \
+        + d["stdout_pollution"] + d["modern_requests"]
+
+
+@pytest.mark.parametrize("path", HAR_FILES)
+def test_har_input_is_located_by_entry(path):
+    found = diagnose(path)
+    assert any(located(d) for d in found)
+    for d in found:
+        assert all(type(item["line"]) is int and item["entry"] >= 1 for item in located(d))
+    for fmt in ("text", "markdown"):
+        output = CliRunner().invoke(main, ["diagnose", "--output-format", fmt, path]).output
+        assert "entry " in output and not re.search(r"\bline \d", output)
+
+
+def test_har_sample_suspect_and_stages_name_entries():
+    (d,) = diagnose("samples/clean-streamable-http-sse-2025-11-25.har")
+    assert d["suspect"].endswith("(tools/call in entry 7: 2 progress notification(s), then cancelled)")
+    text = CliRunner().invoke(main, ["diagnose", "samples/clean-streamable-http-sse-2025-11-25.har"]).output
+    assert "✔ notifications/initialized sent (entry 2)\n" in text
+
+
+def sampling_request(id_, token):
+    return {"jsonrpc": "2.0", "id": id_, "method": "sampling/createMessage", "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10,
+        "_meta": {"progressToken": token}}}
+
+
+def test_har_server_requests_on_one_get_stream_are_listed_apart(tmp_path):
+    """Both requests arrive on the GET stream (entry 3, one line); the client reports progress on
+    each (entries 4-6) and answers neither."""
+    def progress(token, value, at):
+        return harbuilder.entry(request_headers=harbuilder.post_headers("s1", V), status=202, started=at, time_ms=2,
+                                body={"jsonrpc": "2.0", "method": "notifications/progress",
+                                      "params": {"progressToken": token, "progress": value}})
+
+    stream = harbuilder.entry("GET", request_headers={"Accept": "text/event-stream", "Mcp-Session-Id": "s1",
+                                                      "MCP-Protocol-Version": V},
+                              sse=[sampling_request(1, "a"), sampling_request(2, "b")], arrivals=[0.5, 0.6],
+                              started=0.1, time_ms=5000, wait_ms=20)
+    path = tmp_path / "two-asks.har"
+    path.write_text(harbuilder.dumps(harbuilder.har([*harbuilder.handshake(V, "s1", {"sampling": {}}, {"tools": {}}),
+                                                     stream, progress("a", 1, 1.0), progress("b", 1, 1.5),
+                                                     progress("a", 2, 2.0)])))
+    (d,) = diagnose(str(path))
+    assert [(o["entry"], o["method"], o["id"], o["owed_by"], round(o["age"], 1), o["progress"])
+            for o in d["open_requests"]] == [(3, "sampling/createMessage", 1, "client", 1.5, 2),
+                                             (3, "sampling/createMessage", 2, "client", 1.4, 1)]
+    text = CliRunner().invoke(main, ["diagnose", str(path)]).output
+    assert ("  entry 3: sampling/createMessage #1, open for 1.5 s; the client owes the answer, 2 progress "
+            "notification(s)\n  entry 3: sampling/createMessage #2, open for 1.4 s; the client owes the answer, "
+            "1 progress notification(s)\n") in text
+
+
+def test_progress_of_requests_on_one_batch_line_is_counted_apart(tmp_path):
+    """A batch puts several requests on one line: progress is counted per request."""
+    call = [{**CALL, "id": n, "params": {**CALL["params"], "_meta": {"progressToken": token}}}
+            for n, token in ((1, "a"), (2, "b"))]
+    tick = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "a", "progress": 1}}
+    init = {**INIT, "params": {**INIT["params"], "protocolVersion": "2025-03-26"}}
+    init_ok = {**INIT_OK, "result": {**INIT_OK["result"], "protocolVersion": "2025-03-26"}}
+    (d,) = diagnose(write_capture(tmp_path, [("c2s", init), ("s2c", init_ok), ("c2s", INITIALIZED),
+                                             ("c2s", call), ("s2c", tick), ("s2c", tick)]))
+    assert [(o["line"], o["id"], o["progress"]) for o in d["open_requests"]] == [(4, 1, 2), (4, 2, 0)]
+    assert all("entry" not in o for o in d["open_requests"])  # no HAR, no entry
+
+
+def test_outcomes_of_modern_requests_on_one_batch_line_are_kept_apart(tmp_path):
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    batch = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": meta},
+             {"jsonrpc": "2.0", "id": 2, "method": "prompts/list", "params": meta}]
+    answers = [{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}},
+               {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}}]
+    (d,) = diagnose(write_capture(tmp_path, [("c2s", batch), *(("s2c", answer) for answer in answers)]))
+    assert [(r["line"], r["method"], r["outcome"]) for r in d["modern_requests"]] == [
+        (1, "tools/list", "answered"), (1, "prompts/list", "error -32601 Method not found")]
