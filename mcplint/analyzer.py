@@ -76,25 +76,27 @@ class RequestEntry:
 
 
 class Answered:
-    """A request answered a while ago (or forgotten while open), kept compact: its line, id,
-    method and time, and its response's, without the records. ``record``, ``response`` and
-    ``cancel`` are stand-in records holding just these facts (no ``msg``, ``params`` or data)."""
+    """A request answered a while ago (or forgotten while open), kept compact: its line, arrival
+    number, id, method and time, and its response's, without the records. ``record``, ``response``
+    and ``cancel`` are stand-in records holding just these facts (no ``msg``, ``params`` or data)."""
 
-    __slots__ = ("line", "id", "method", "t", "direction", "response_line", "response_t", "response_kind",
-                 "cancel_line")
+    __slots__ = ("line", "seq", "id", "method", "t", "direction", "response_line", "response_seq", "response_t",
+                 "response_kind", "cancel_line", "cancel_seq")
     token = None
     task = False
     last_progress = last_progress_record = total = None
 
     def __init__(self, entry: RequestEntry, direction: Direction | None):
         record = entry.record
-        self.line, self.id, self.t, self.direction = record.line, record.id, record.t, direction
+        self.line, self.seq, self.id, self.t, self.direction = record.line, record.seq, record.id, record.t, direction
         self.method = sys.intern(record.method) if record.method is not None else None
         response = entry.response
         self.response_line = response.line if response is not None else None
+        self.response_seq = response.seq if response is not None else None
         self.response_t = response.t if response is not None else None
         self.response_kind = response.kind if response is not None else None
         self.cancel_line = entry.cancel.line if entry.cancel is not None else None
+        self.cancel_seq = entry.cancel.seq if entry.cancel is not None else None
 
     @property
     def pending(self) -> bool:
@@ -103,7 +105,7 @@ class Answered:
     @property
     def record(self) -> Record:
         return Record("", self.line, Kind.REQUEST, b"", direction=self.direction, has_id=True, id=self.id,
-                      method=self.method, t=self.t)
+                      method=self.method, t=self.t, seq=self.seq)
 
     @property
     def response(self) -> Record | None:
@@ -111,18 +113,18 @@ class Answered:
             return None
         return Record("", self.response_line, self.response_kind, b"",
                       direction=self.direction.other if self.direction else None, has_id=True, id=self.id,
-                      t=self.response_t)
+                      t=self.response_t, seq=self.response_seq)
 
     @property
     def cancel(self) -> Record | None:
         if self.cancel_line is None:
             return None
         return Record("", self.cancel_line, Kind.NOTIFICATION, b"", direction=self.direction,
-                      method="notifications/cancelled")
+                      method="notifications/cancelled", seq=self.cancel_seq)
 
     @cancel.setter
     def cancel(self, record: Record) -> None:  # a request forgotten while open is cancelled
-        self.cancel_line = record.line
+        self.cancel_line, self.cancel_seq = record.line, record.seq
 
 
 class Bounded(OrderedDict):
@@ -274,7 +276,7 @@ class Session:
 
     def pending_requests(self) -> list[RequestEntry]:
         out = list(self.pending[Direction.C2S].values()) + list(self.pending[Direction.S2C].values())
-        out.sort(key=lambda e: e.record.line)
+        out.sort(key=lambda e: e.record.seq)
         return out
 
     def retire_token(self, sender: Direction, request: Record) -> None:
@@ -696,6 +698,7 @@ class Analyzer:
         elif record.answer == "forgotten":  # the first answer to a request forgotten while open
             entry = session.requests[asker][key]
             entry.response_line, entry.response_t, entry.response_kind = record.line, record.t, record.kind
+            entry.response_seq = record.seq
             return
         elif record.answer not in ("ok", "after-cancel"):
             return

@@ -85,6 +85,7 @@ class Engine:
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self.crashes: list[str] = []
+        self._seq = 0  # the next record's arrival number (Record.seq)
         self._tracker_dispatch: dict[tuple[Kind, str | None], tuple[Tracker, ...]] = {}
 
     def _trackers_for(self, record: Record) -> tuple[Tracker, ...]:
@@ -168,10 +169,14 @@ class Engine:
                 self._crashed(check.__self__.code, record.path, record.line, exc)
 
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
+        record.seq = self._seq
+        self._seq += 1
         session = analyzer.observe(record)
         found: list[Finding] = []
         self._check(record, session, found)
         for child in record.children:
+            child.seq = self._seq
+            self._seq += 1
             analyzer.observe(child)
             self._check(child, session, found)
             analyzer.commit(child)

@@ -82,6 +82,10 @@ class Record:
     object. ``direction_observed`` is False when the direction was inferred from the
     protocol rather than read from the capture. Analysis facts (``request``, ``session``,
     ...) are filled in by the session analyzer before rules see the record.
+
+    ``seq`` says which of two records came first (``a.seq < b.seq``) and tells records apart;
+    ``line`` does neither: a HAR reader hands messages over in arrival order, which is not the
+    file's, and puts all the messages of an entry on one line (so do batches and minified files).
     """
 
     path: str
@@ -113,6 +117,9 @@ class Record:
     request: Record | None = None  # for responses: the request they answer
     target: Any = None  # for notifications/progress: the analyzer's ProgressRef
     answer: str | None = None  # responses: how the id matched; progress: "after-cancel" (see analyzer)
+    #: arrival number, set by the engine as it takes the record (a batch before its elements): it
+    #: only grows, so within one file it is unique and in arrival order; its value means nothing else
+    seq: int = 0
 
     @property
     def text(self) -> str:

@@ -59,7 +59,7 @@ class TimelineCollector(Tracker):
 
     def __init__(self) -> None:
         self.rows: list[Row] = []
-        self._requests: dict[tuple, Row] = {}  # (path, session, line) of a request -> its row
+        self._requests: dict[tuple, Row] = {}  # (path, session, seq) of a request -> its row
 
     def commit(self, record: Record, session) -> None:
         if record.parent is not None:
@@ -70,9 +70,9 @@ class TimelineCollector(Tracker):
                   excerpt=excerpt_of(record, 100))
         self.rows.append(row)
         if record.kind is Kind.REQUEST:
-            self._requests[(record.path, session.label, record.line)] = row
+            self._requests[(record.path, session.label, record.seq)] = row
         elif record.is_response and record.request is not None:
-            request_row = self._requests.get((record.path, session.label, record.request.line))
+            request_row = self._requests.get((record.path, session.label, record.request.seq))
             if request_row is not None:
                 row.answers = request_row.line
                 if request_row.answered_at is None:
@@ -83,7 +83,7 @@ class TimelineCollector(Tracker):
         elif record.kind is Kind.NOTIFICATION and record.method == "notifications/cancelled":
             params = record.params if isinstance(record.params, dict) else {}
             entry = session.find_request(record.direction, params.get("requestId")) if record.direction else None
-            request_row = self._requests.get((record.path, session.label, entry.record.line)) \
+            request_row = self._requests.get((record.path, session.label, entry.record.seq)) \
                 if entry is not None else None
             if request_row is not None and request_row.answered_at is None:
                 request_row.status = "cancelled"

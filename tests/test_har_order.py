@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import pytest
+
 from mcplint.convert import convert_stream
 from mcplint.engine import Engine
 from mcplint.model import ORDER_UNCERTAIN, Direction, Kind, Record
@@ -16,7 +18,8 @@ from mcplint.parse import Parser
 from mcplint.readers import iter_lines, open_frames, read_capture
 from mcplint.rules._base import REGISTRY
 from tests.formats_helpers import line_count
-from tests.harbuilder import START, _stamp, dumps, entry, har, initialize_request, initialize_result, post_headers
+from tests.harbuilder import (ACCEPT, START, _stamp, dumps, entry, har, initialize_request, initialize_result,
+                              post_headers)
 
 ENGINE = Engine()
 V = "2025-11-25"
@@ -367,3 +370,182 @@ def test_uncertainty_is_exactly_overlap_with_another_exchange_of_the_session():
             overlaps = any(b is not a and b.stream != a.stream and b.frame.session == a.frame.session
                            and a.lo < b.hi and b.lo < a.hi for b in items)
             assert (ORDER_UNCERTAIN in a.frame.flags) == overlaps, [(i.lo, i.hi, i.stream) for i in items]
+
+
+# -- which came first: the arrival number (Record.seq), not the line -------------------------------
+# A GET stream opened early is listed before the POSTs whose exchanges its later events interleave
+# with, and a minified HAR puts every message on line 1: rules that took the line for "which came
+# first" (or for a record's identity) judged these by the file's layout, not by the traffic.
+TASK_CAPS = {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}, "list": {}, "cancel": {}}}
+RENDER = {"tools": [{"name": "render", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}}]}
+
+
+def one_line(traffic: Traffic) -> str:
+    """The HAR minified onto a single line (every message on line 1)."""
+    return json.dumps(har(traffic.entries)) + "\n"
+
+
+def task(task_id, status):
+    return {"taskId": task_id, "status": status, "createdAt": "2026-03-02T09:30:01Z",
+            "lastUpdatedAt": "2026-03-02T09:30:01Z", "ttl": None}
+
+
+def task_status(task_id, status):
+    return notification("notifications/tasks/status", task(task_id, status))
+
+
+def task_call(id_, token=None):
+    params = {"name": "render", "arguments": {}, "task": {}}
+    if token is not None:
+        params["_meta"] = {"progressToken": token}
+    return request(id_, "tools/call", params)
+
+
+def created(id_, task_id="T1"):
+    return ok(id_, {"task": task(task_id, "working")})
+
+
+def task_traffic() -> Traffic:
+    traffic = Traffic(server_caps=TASK_CAPS)
+    traffic.post(request(1, "tools/list"), 0.5, json=(0.52, ok(1, RENDER)))
+    return traffic
+
+
+def poll_before_completion() -> Traffic:
+    """tasks/get sent before the GET stream said 'completed' is answered 'working' after it (its
+    answer may predate the completion: no TK008)."""
+    traffic = task_traffic()
+    traffic.get(0.1, [(2.5, task_status("T1", "completed"))], ended=6.0)
+    traffic.post(task_call(2), 1.0, json=(1.05, created(2)))
+    traffic.post(request(3, "tasks/get", {"taskId": "T1"}), 2.0, json=(3.0, ok(3, task("T1", "working"))))
+    return traffic
+
+
+def result_before_completion() -> Traffic:
+    """tasks/result is answered, then the GET stream still shows the task 'working' (TK015)."""
+    traffic = task_traffic()
+    traffic.get(0.1, [(5.0, task_status("T1", "working"))], ended=6.0)
+    traffic.post(task_call(2), 1.0, json=(1.05, created(2)))
+    traffic.post(request(3, "tasks/result", {"taskId": "T1"}), 2.0, json=(2.05, ok(3, {
+        "content": [{"type": "text", "text": "done"}], "isError": False,
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "T1"}}})))
+    return traffic
+
+
+def progress_after_completion() -> Traffic:
+    """Task progress on the GET stream after tasks/get showed the task 'completed' (PR007)."""
+    traffic = task_traffic()
+    traffic.get(0.1, [(1.5, progress("p", 5)), (4.0, progress("p", 9))], ended=6.0)
+    traffic.post(task_call(2, token="p"), 1.0, json=(1.05, created(2)))
+    traffic.post(request(3, "tasks/get", {"taskId": "T1"}), 3.0, json=(3.05, ok(3, task("T1", "completed"))))
+    return traffic
+
+
+def listing_without_task() -> Traffic:
+    """Two tasks/list traversals leave out a task that existed before them (TK013, once per page)."""
+    traffic = task_traffic()
+    traffic.post(task_call(2), 1.0, json=(1.05, created(2)))
+    for first, at in ((3, 2.0), (5, 4.0)):
+        traffic.post(request(first, "tasks/list"), at, json=(at + 0.05, ok(first, {"tasks": []})))
+        traffic.post(request(first + 1, "tasks/get", {"taskId": "T1"}), at + 1, json=(
+            at + 1.05, ok(first + 1, task("T1", "working"))))
+    return traffic
+
+
+TASK_CASES = {poll_before_completion: set(), result_before_completion: {"TK015"},
+              progress_after_completion: {"PR007"}, listing_without_task: {"TK013"}}
+
+
+@pytest.mark.parametrize("scenario", TASK_CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("layout", ["pretty", "one-line"])
+def test_task_verdicts_follow_arrival_order(scenario, layout):
+    traffic = scenario()
+    found = lint_har(traffic.har() if layout == "pretty" else one_line(traffic))
+    assert protocol_findings(found) == protocol_findings(lint_capture(traffic.capture()))
+    assert codes(found) & {"TK008", "TK013", "TK015", "PR007"} == TASK_CASES[scenario]
+    if scenario is listing_without_task:
+        assert len([f for f in found if f.code == "TK013"]) == 2  # one per listing page
+
+
+def client_resends() -> Traffic:
+    """The client sends the same call three times, none answered (HX004 twice; HX001 names the re-sends)."""
+    traffic = Traffic(server_caps={"tools": {}})
+    traffic.post(request(1, "tools/list"), 0.5, json=(0.52, ok(1, tools("slow"))))
+    for id_, at in ((2, 1.0), (3, 2.0), (4, 3.0)):
+        traffic.post(call(id_, "slow", token=f"p{id_}"), at, sse=[(at + 0.1, progress(f"p{id_}", 1))], ended=8.0)
+    return traffic
+
+
+@pytest.mark.parametrize("layout", ["pretty", "one-line"])
+def test_resent_calls_are_told_apart_on_one_line(layout):
+    traffic = client_resends()
+    found = lint_har(traffic.har() if layout == "pretty" else one_line(traffic))
+    expected = lint_capture(traffic.capture())
+    assert protocol_findings(found) == protocol_findings(expected)
+    assert [f.id for f in found if f.code == "HX004"] == [3, 4]
+    parties = [(f.id, f.party, len(f.related)) for f in found if f.code == "HX001"]
+    assert parties == [(f.id, f.party, len(f.related)) for f in expected if f.code == "HX001"]
+    assert parties[:2] == [(2, None, 1), (3, None, 1)]  # the client sent both again
+
+
+def test_server_request_on_an_early_get_stream_blocks_the_later_call():
+    traffic = Traffic(client_caps={"elicitation": {}})
+    ask = request(0, "elicitation/create", {"message": "Sure?", "requestedSchema": {
+        "type": "object", "properties": {"confirm": {"type": "boolean"}}}})
+    traffic.get(0.1, [(2.0, ask)], ended=6.0)  # listed before the call it arrived during
+    traffic.post(request(1, "tools/list"), 0.5, json=(0.52, ok(1, tools("alpha"))))
+    traffic.post(call(2, "alpha", token="a"), 1.0, sse=[(1.1, progress("a", 1))], ended=6.0)
+    found = lint_har(traffic.har())
+    assert protocol_findings(found) == protocol_findings(lint_capture(traffic.capture()))
+    (stuck,) = [f for f in found if f.code in ("HX001", "HX005")]  # the call waits behind the elicitation
+    assert stuck.code == "HX005" and "tools/call #2" in stuck.message
+
+
+# -- 2026-07-28 (stateless: every request a POST of its own) ----------------------------------------
+M = "2026-07-28"
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": M,
+               "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+               "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}
+
+
+class Stateless(Traffic):
+    """2026-07-28 traffic: no handshake; each request is a POST answered with a JSON body."""
+
+    def __post_init__(self):
+        pass
+
+    def ask(self, id_, method, params, at, result=None, error=None):
+        body = request(id_, method, dict(params, _meta=MODERN_META))
+        answer = {"jsonrpc": "2.0", "id": id_, "error": error} if error is not None else \
+            ok(id_, {"resultType": "complete", **result})
+        headers = {"Accept": ACCEPT, "Content-Type": "application/json", "MCP-Protocol-Version": M,
+                   "Mcp-Method": method, **({"Mcp-Name": params["name"]} if "name" in params else {})}
+        self.post(body, at, json=(at + 0.05, answer), headers=headers)
+
+
+def test_mrtr_retry_ids_reused_later_are_other_requests():
+    """An incomplete retry (MR007) answered with an error; its id, reused for another call once
+    answered, is not that retry (a minified HAR put both on line 1)."""
+    login = {"login": {"method": "elicitation/create", "params": {"mode": "form", "message": "Login?",
+             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}}
+    traffic = Stateless()
+    traffic.ask(1, "tools/call", {"name": "open_issue", "arguments": {}}, 0.0,
+                {"resultType": "input_required", "inputRequests": login, "requestState": "s1"})
+    traffic.ask(2, "tools/call", {"name": "open_issue", "arguments": {}, "inputResponses": {}, "requestState": "s1"},
+                1.0, error={"code": -32602, "message": "Missing input: login"})
+    traffic.ask(2, "tools/call", {"name": "search", "arguments": {}}, 2.0, error={"code": -32602, "message": "no"})
+    found = lint_har(one_line(traffic))
+    assert protocol_findings(found) == protocol_findings(lint_capture(traffic.capture()))
+    assert [(f.severity.value, f.direction) for f in found if f.code == "MR007"] == [("error", "c2s"), ("info", "s2c")]
+
+
+def test_retry_storm_does_not_take_a_reused_id_for_the_attempt():
+    """Each call succeeds; its id is then reused by a failing request: no earlier attempt failed."""
+    traffic = Stateless()
+    for id_ in range(1, 6):
+        traffic.ask(id_, "tools/call", {"name": "q", "arguments": {}}, id_ * 1.0,
+                    {"content": [{"type": "text", "text": "ok"}], "isError": False})
+        traffic.ask(id_, "prompts/get", {"name": f"p{id_}"}, id_ + 0.5, error={"code": -32602, "message": "no"})
+    found = lint_har(one_line(traffic))
+    assert protocol_findings(found) == protocol_findings(lint_capture(traffic.capture()))
+    assert "HX009" not in codes(found)

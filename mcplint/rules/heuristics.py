@@ -126,10 +126,10 @@ class _Reissue(Rule):
         state = session.state_for(self)
         retries = table(session, self, "retries")
         if len(retries) >= state.get("prune_at", 64):  # forget those whose earlier request was settled
-            for line in [line for line, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
-                del retries[line]
+            for seq in [seq for seq, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
+                del retries[seq]
             state["prune_at"] = max(64, 2 * len(retries))
-        retries[record.line] = retry
+        retries[record.seq] = retry
         return ()
 
     def finish(self, session):
@@ -415,8 +415,8 @@ class RetryStorm(Rule):
         entry = session.find_request(request.direction, request.id)
         if entry is None:
             return False
-        attempt = entry.record  # (a compact entry stands in for its request with the same line)
-        if attempt is not request and attempt.line != request.line:
+        attempt = entry.record  # (a compact entry stands in for its request with the same seq)
+        if attempt is not request and attempt.seq != request.seq:
             return False
         response = entry.response
         return response is None or (not strict and response.kind is Kind.ERROR)

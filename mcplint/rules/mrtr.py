@@ -42,8 +42,9 @@ def target_of(request: Record) -> Any:
     return params.get("uri") if request.method == "resources/read" else params.get("name")
 
 
-def key_of(record: Record) -> tuple:
-    return record.line, id_key(record.id)
+def key_of(record: Record) -> int:
+    """A request's or result's identity in the MRTR tables (ids may be reused once answered)."""
+    return record.seq
 
 
 def _short(value: Any, limit: int = 40) -> str:

@@ -222,7 +222,7 @@ def concurrent(record: Record, earlier: Record | None) -> bool:
     if earlier is None or record.kind is Kind.NOTIFICATION:
         return False
     request = record.request
-    return request is not None and request.line < earlier.line
+    return request is not None and request.seq < earlier.seq
 
 
 def task_capable(caps: dict, method: str) -> bool:
@@ -435,7 +435,7 @@ class TaskTracker(Tracker):
                 facts.unlisted.pop((requestor, task_id), None)
             for (side, task_id), state in list(facts.tasks.items()):
                 if side is requestor and task_id not in listing.ids and state.created is not None \
-                        and state.created.line < listing.start.line and state.status != "cancelled":
+                        and state.created.seq < listing.start.seq and state.status != "cancelled":
                     facts.unlisted[(side, task_id)] = record
 
 
@@ -831,9 +831,9 @@ class TasksListRules(TaskRule):
         key = (record.direction.other, op.task_id) if op is not None and isinstance(op.task_id, str) else None
         page = facts_of(session).unlisted.get(key) if key else None
         seen = session.state_for(self)
-        if page is None or record.request.line < page.line or (page.line, op.task_id) in seen:
+        if page is None or record.request.seq < page.seq or (page.seq, op.task_id) in seen:
             return
-        seen[(page.line, op.task_id)] = True
+        seen[(page.seq, op.task_id)] = True
         yield self.report(page, f"tasks/list did not list task {fmt_id(op.task_id)}, which existed before the "
                                 "listing and is still returned by tasks/get", severity=Severity.WARNING,
                           level="MUST", confidence="low",
@@ -895,7 +895,7 @@ class TasksResultSemantics(TaskRule):
             if state is None or state.payload is None or state.payload.kind is not Kind.RESULT \
                     or status is None or "early" in state.reported:
                 continue
-            if status not in TERMINAL and not concurrent(record, state.payload) and record.line > state.payload.line:
+            if status not in TERMINAL and not concurrent(record, state.payload) and record.seq > state.payload.seq:
                 state.reported.add("early")
                 yield self.report(state.payload, f"tasks/result for task {fmt_id(state.task_id)} was answered "
                                                  f"while the task was still running (later shown {status!r})",
@@ -1121,7 +1121,7 @@ class TaskProgressToken(TaskRule):
         entry = (ref.live or ref.finished) if ref is not None else None
         if entry is not None and entry.task and entry.record.has_id:
             state = facts.by_request.get((ref.requester, id_key(entry.record.id)))
-            if state is not None and state.terminal is not None and state.terminal.line < record.line:
+            if state is not None and state.terminal is not None and state.terminal.seq < record.seq:
                 yield self.report(record, f"Progress for token {fmt_id(ref.token)} after task "
                                           f"{fmt_id(state.task_id)} reached {state.status!r}",
                                   related=[(entry.record, "task-augmented request"),

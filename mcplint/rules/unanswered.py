@@ -35,14 +35,14 @@ def note_answer(state: dict, record: Record) -> None:
 
 
 def open_requests(session: Session, sender: Direction, state: dict) -> list[RequestEntry]:
-    """``sender``'s requests with neither response nor cancellation, in input order."""
+    """``sender``'s requests with neither response nor cancellation, in arrival order."""
     answered = state.get("answered", set())
     undirected = state.get("undirected", set())
     out = []
     for key, entry in session.pending[sender].items():
         if entry.cancel is None and (sender, key) not in answered and key not in undirected:
             out.append(entry)
-    out.sort(key=lambda e: e.record.line)
+    out.sort(key=lambda e: e.record.seq)
     return out
 
 
@@ -50,7 +50,7 @@ def blocking(session: Session, entry: RequestEntry, server_open: list[RequestEnt
     """Open server requests sent while the client request ``entry`` was waiting (legacy stdio)."""
     if session.modern:
         return []
-    return [s for s in server_open if s.record.method != "ping" and s.record.line >= entry.record.line]
+    return [s for s in server_open if s.record.method != "ping" and s.record.seq > entry.record.seq]
 
 
 def until_end(entry: RequestEntry, session: Session) -> str:
@@ -113,12 +113,12 @@ def sent_again(session: Session, entries: list[RequestEntry]) -> dict[RequestEnt
         record = entry.record
         if type(entry) is RequestEntry and record.method in methods:
             key = call_key(record)
-            if key not in latest or record.line > latest[key].line:
+            if key not in latest or record.seq > latest[key].seq:
                 latest[key] = record
     again = {}
     for entry in entries:
         later = latest.get(call_key(entry.record)) if entry.record.method in methods else None
-        if later is not None and later.line > entry.record.line:
+        if later is not None and later.seq > entry.record.seq:
             again[entry] = later
     return again
 
@@ -161,8 +161,8 @@ class RequestUnanswered(_Unanswered):
         closed = session.client_closed  # the reader's note that the client ended the session
         for entry in stalled:
             request, later = entry.record, again.get(entry)
-            if closed is not None and closed.line < request.line:
-                closed = None  # requests sent after it (in line order) were not given up by it
+            if closed is not None and closed.seq < request.seq:
+                closed = None  # requests sent after it were not given up by it
             if request.method == "initialize":  # which the client may not cancel
                 yield self.report(request, f"{label(request)} was never answered, so the handshake never "
                                            f"completed: the server never replied ({until_end(entry, session)})")
