@@ -331,6 +331,15 @@ def paired_request(record: Record, session: Session) -> RequestEntry | None:
     return entry
 
 
+def answered_request(record: Record, session: Session) -> Record | None:
+    """The request a response answers: the one its id matched, or for an error without an id the
+    one its HTTP exchange pairs it with (:func:`paired_request`, once the error was committed)."""
+    if record.request is not None:
+        return record.request
+    paired = paired_request(record, session)
+    return paired.record if paired is not None else None
+
+
 def progress_token(record: Record) -> tuple[bool, Any]:
     """``(present, token)`` of ``params._meta.progressToken`` of a request."""
     params = record.params

@@ -27,6 +27,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcplint.analyzer import answered_request
 from mcplint.excerpt import mask_text, shorten
 from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Kind, Record, id_key
@@ -387,8 +388,8 @@ class DiagnoseCollector(Tracker):
             item = {**at(record), "method": method, "id": record.id, "outcome": "pending"}
             d.modern_requests.append(item)
             self._modern.setdefault(key, {})[_request_key(record)] = item
-        elif session.modern and record.is_response and record.request is not None:
-            item = self._modern.get(key, {}).get(_request_key(record.request))
+        elif session.modern and record.is_response and (request := answered_request(record, session)) is not None:
+            item = self._modern.get(key, {}).get(_request_key(request))
             if item is not None:
                 item["outcome"] = "error " + self._error_text(record) if kind is Kind.ERROR else "answered"
 

@@ -278,6 +278,22 @@ def test_http_error_without_id_in_an_sse_answer_answers_its_request_too():
     assert "HX001" not in {f.code for f in found}
 
 
+def test_diagnose_takes_the_paired_error_as_the_answer(tmp_path):
+    from click.testing import CliRunner
+
+    from mcplint.cli import main
+
+    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    path = tmp_path / "discover.har"
+    path.write_text(dumps(har([entry(request_headers=post_headers(None, "2026-07-28"), body=discover, status=400,
+                                     json_body=no_session_error())])))
+    result = CliRunner().invoke(main, ["diagnose", "--output-format", "json", str(path)])
+    (diagnosis,) = orjson.loads(result.output)
+    assert [r["outcome"] for r in diagnosis["modern_requests"]] == ["error -32000 No valid session"]
+    assert diagnosis["open_requests"] == []
+
+
 def test_error_without_id_on_stdio_stays_unmatched():
     text = INIT + call(1) + 'S→C {"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}\n'
     assert codes(text) == [(2, "HX001")]
