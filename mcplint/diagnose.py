@@ -322,7 +322,7 @@ class DiagnoseCollector(Tracker):
         if record.t is not None:
             self._last_t[key] = record.t
         if record.kind is Kind.COMMENT:
-            end = _ending(record)
+            end = _ending(record) if record is not session.client_closed else _client_end(record)
             if end is not None:
                 self._ended(key, end)
             return
@@ -565,6 +565,16 @@ def _ending(record: Record) -> dict | None:
             "signal": signal if isinstance(signal, str) and signal else None,
             "by": ended_by(msg), "source": str(msg.get("source") or "capture meta"),
             "text": shorten(mask_text(raw), 200) or None}
+
+
+def _client_end(record: Record) -> dict:
+    """The analyzer's ``client_closed`` note as an ending: a reader's note by the client, or an
+    accepted HTTP ``DELETE`` of the session."""
+    end = _ending(record)
+    if end is not None:
+        return end
+    return {**at(record), "event": "closed", "status": None, "signal": None, "by": "client",
+            "source": "HTTP DELETE", "text": "DELETE of the session"}
 
 
 def _request_key(request: Record) -> tuple:

@@ -565,3 +565,19 @@ def test_outcomes_of_modern_requests_on_one_batch_line_are_kept_apart(tmp_path):
     (d,) = diagnose(write_capture(tmp_path, [("c2s", batch), *(("s2c", answer) for answer in answers)]))
     assert [(r["line"], r["method"], r["outcome"]) for r in d["modern_requests"]] == [
         (1, "tools/list", "answered"), (1, "prompts/list", "error -32601 Method not found")]
+
+
+def test_har_call_open_when_the_client_deletes_the_session_is_a_stall_the_client_ended(tmp_path):
+    """The client DELETEs the session (accepted) while its tools/call runs: the client ended it."""
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}
+    calling = harbuilder.entry(request_headers=harbuilder.post_headers("s1", V), body=call, sse=[],
+                               started=1.0, time_ms=900, error="net::ERR_ABORTED")
+    delete = harbuilder.entry("DELETE", request_headers={"Mcp-Session-Id": "s1", "MCP-Protocol-Version": V},
+                              status=200, started=1.5, time_ms=2)
+    path = tmp_path / "deleted.har"
+    path.write_text(harbuilder.dumps(harbuilder.har([*harbuilder.handshake(V, "s1", None, {"tools": {}}),
+                                                     calling, delete])))
+    (d,) = diagnose(str(path))
+    assert (d["exit"]["by"], d["exit"]["source"], d["exit"]["entry"]) == ("client", "HTTP DELETE", 4)
+    assert d["suspect"].endswith("The client ended the session (entry 4: DELETE of the session) while tools/call "
+                                 "(entry 3) was still open: a stall, not a crash.")
