@@ -693,7 +693,7 @@ _HEAD = 400  # characters of the text looked at
 _SHORT = 500  # a failure statement: the whole text at most this long ...
 _SHORT_LINES = 5  # ... and this many lines
 _STACK = 20_000  # a traceback or stack trace: the whole text at most this long
-_HINTS = ("rror", "RROR", "xception", "ailed", "Traceback")
+_PROBE = 160  # characters in which a failure statement shows its key word ("Error", "failed", ...)
 _STATEMENT = re.compile(
     r"(?i:error|exception)(?:\s+(?i:while|in|during|from|occurred|executing|calling|running|fetching|"
     r"processing|reading|writing|loading|parsing|connecting|creating|updating|deleting|sending|getting|"
@@ -727,10 +727,12 @@ def failure_text(text: str) -> str | None:
     """What a tool result's whole text is when it plainly reports a failure, else None."""
     if len(text) > _STACK:
         return None
+    probe = text[:_PROBE].lstrip().partition("\n")[0]  # the cheap look, as most results are no failure
+    if not ("rror" in probe or "ailed" in probe or "xception" in probe or "RROR" in probe
+            or probe.startswith("Traceback")):
+        return None
     head = text[:_HEAD].lstrip()
     first, _, rest = head.partition("\n")
-    if not any(hint in first for hint in _HINTS):
-        return None
     if first.startswith(_PY_TRACEBACK):
         return "a Python traceback"
     if not _STATEMENT.match(first):
