@@ -193,9 +193,12 @@ def _apart(other: Record, record: Record) -> str:
     """``, 1.5 s earlier``: when ``other`` came, seen from ``record``."""
     if other.t is None or record.t is None or other is record:
         return ""
-    gap = abs(record.t - other.t)
-    amount = f"{gap * 1000:.0f} ms" if gap < 1 else f"{gap:.1f} s"
-    return f", {amount} {'earlier' if other.t <= record.t else 'later'}"
+    return f", {duration(abs(record.t - other.t))} {'earlier' if other.t <= record.t else 'later'}"
+
+
+def duration(seconds: float) -> str:
+    """``877 ms`` or ``1.5 s``."""
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 class Tracker:

@@ -27,6 +27,7 @@ from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
     RuleOptions,
+    duration,
     MESSAGES,
     NOTIFICATIONS,
     REQUESTS,
@@ -76,10 +77,6 @@ def seconds(earlier: Record | None, later: Record | None) -> float | None:
     if earlier is None or later is None or earlier.t is None or later.t is None:
         return None
     return later.t - earlier.t
-
-
-def duration(value: float) -> str:
-    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
 
 
 @dataclass(slots=True)
