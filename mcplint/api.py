@@ -6,19 +6,16 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from mcplint import progress_bar
 from mcplint.analyzer import Analyzer
+from mcplint.discovery import Discovery, Finder
 from mcplint.engine import Engine
 from mcplint.model import Finding, Record, Severity
 from mcplint.parse import Parser
 from mcplint.readers import UnknownFormat, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
 from mcplint.rules._base import Rule
-
-INPUT_SUFFIXES = (".jsonl", ".ndjson", ".mcplog", ".transcript", ".log", ".json", ".har")
-
 
 class InputError(Exception):
     """An input that cannot be read at all (missing file, directory without captures)."""
@@ -28,32 +25,40 @@ class UnknownInput(InputError):
     """An input in no known format."""
 
 
-#: Suffixes so generic that a file found under a directory may be no capture at all.
-GENERIC_SUFFIXES = (".log", ".json")
+def discover(paths: Sequence[str], finder: Finder | None = None) -> Discovery:
+    """What a run lints for ``paths`` (none: stdin), see :mod:`mcplint.discovery`.
 
-def expand_paths(paths: Sequence[str]) -> list[str]:
+    Raises :class:`InputError` for a path that does not exist, or a directory without captures.
+    """
+    finder = finder or Finder()
+    for name in paths:
+        if name != "-" and not os.path.exists(name):
+            raise InputError(f"{name}: no such file or directory")
+    found = finder.discover(list(paths) or ["-"])
+    for name in paths:
+        if os.path.isdir(name) and not any(_under(f, name) for f in found.files):
+            raise InputError(f"{name}: no MCP captures in directory "
+                             f"({len(found.not_captures)} candidate files were not captures)")
+    return found
+
+
+def _under(file: str, folder: str) -> bool:
+    return os.path.abspath(file).startswith(os.path.join(os.path.abspath(folder), ""))
+
+
+def expand_paths(paths: Sequence[str], finder: Finder | None = None) -> list[str]:
     """Files named directly, captures found under directories, ``-`` for stdin.
 
-    Files found under a directory with a generic suffix (``.log``, ``.json``) are prefixed with
-    ``?`` (see :func:`_lint_file`): when they turn out to be in no known format they are skipped
+    Files found under a directory are prefixed with ``?`` (see :func:`_lint_file`): discovery
+    sniffed them as captures, and one that a full read still finds in no known format is skipped
     with a note instead of failing the run.
     """
-    out: list[str] = []
-    for name in paths or ["-"]:
-        if name == "-":
-            out.append(name)
-            continue
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(str(p) for p in path.rglob("*") if p.is_file() and p.suffix in INPUT_SUFFIXES)
-            if not found:
-                raise InputError(f"{name}: no capture files ({', '.join(INPUT_SUFFIXES)}) in directory")
-            out.extend(("?" + f if f.endswith(GENERIC_SUFFIXES) else f) for f in found)
-        elif path.is_file():
-            out.append(name)
-        else:
-            raise InputError(f"{name}: no such file or directory")
-    return out
+    return _names(discover(paths, finder))
+
+
+def _names(found: Discovery) -> list[str]:
+    named = {d.path for d in found.decisions if d.named}
+    return [name if name in named else "?" + name for name in found.files]
 
 
 @dataclass
@@ -135,7 +140,7 @@ def input_bytes(paths: Sequence[str]) -> int:
 
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
                options: LintOptions | None = None, jobs: int = 1,
-               observers: Sequence = ()) -> tuple[list[Finding], RunSummary]:
+               observers: Sequence = (), finder: Finder | None = None) -> tuple[list[Finding], RunSummary]:
     """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
 
     With ``jobs > 1`` files, and the sessions of large files, are linted in that many processes
@@ -144,7 +149,8 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
     single process.
     """
     options = options or LintOptions()
-    names = expand_paths(paths)
+    found = discover(paths, finder)
+    names = _names(found)
     parts: list[tuple[list[Finding], RunSummary]] | None = None
     if jobs > 1 and "-" not in names and not observers:
         from concurrent.futures.process import BrokenProcessPool
@@ -159,9 +165,9 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
         engine = Engine(rules, options.protocol_version, observers)
         parts = [_lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []
-    summary = RunSummary()
-    for found, part in parts:
-        findings.extend(found)
+    summary = RunSummary(skipped=[d.path for d in found.not_captures])
+    for part_findings, part in parts:
+        findings.extend(part_findings)
         summary.merge(part)
     findings.sort(key=Finding.sort_key)
     return findings, summary

@@ -83,6 +83,7 @@ class Decision:
     lint: bool
     reason: str
     not_capture: bool = False
+    named: bool = False  # named on the command line (or stdin), not found under a directory
 
 
 @dataclass
@@ -169,14 +170,14 @@ class Finder:
         found = Discovery()
         seen: set[str] = set()
 
-        def keep(name: str, reason: str) -> None:
+        def keep(name: str, reason: str, named: bool = True) -> None:
             key = name if name == "-" else os.path.realpath(name)
             if key in seen:
                 found.decisions.append(Decision(name, False, "already listed"))
                 return
             seen.add(key)
             found.files.append(name)
-            found.decisions.append(Decision(name, True, reason))
+            found.decisions.append(Decision(name, True, reason, named=named))
 
         for name in paths:
             if name == "-":
@@ -186,7 +187,7 @@ class Finder:
             if path.is_dir():
                 for decision in self._walk(path):
                     if decision.lint:
-                        keep(decision.path, decision.reason)
+                        keep(decision.path, decision.reason, named=False)
                     else:
                         found.decisions.append(decision)
             elif self.force_exclude and self._excluded_explicit(path):
