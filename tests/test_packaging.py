@@ -48,3 +48,42 @@ def test_action_lints_and_uploads_sarif():
     text = (ROOT / "action.yml").read_text()
     assert "using: composite" in text
     assert "--report \"sarif=" in text and "upload-sarif" in text
+
+
+def _action_step(name: str) -> dict:
+    import yaml
+
+    steps = yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]
+    return next(step for step in steps if step["name"] == name)
+
+
+def test_action_never_pastes_inputs_into_scripts():
+    import yaml
+
+    for step in yaml.safe_load((ROOT / "action.yml").read_text())["runs"]["steps"]:
+        assert "${{" not in step.get("run", ""), step["name"]
+
+
+def test_action_lint_step_splits_paths_like_a_shell_without_running_one(tmp_path):
+    """Paths with spaces work, an argument cannot run code, SARIF is flagged only when written."""
+    import os
+    import shutil
+    import subprocess
+
+    folder = tmp_path / "my captures"
+    folder.mkdir()
+    shutil.copy(ROOT / "samples" / "clean-2025-06-18.mcplog", folder / "a b.mcplog")
+    output = tmp_path / "github_output"
+    env = dict(os.environ, GITHUB_OUTPUT=str(output), SARIF_FILE=str(tmp_path / "out.sarif"),
+               MCPLINT_PATHS=f'"{folder / "a b.mcplog"}"', MCPLINT_ARGS="--fail-on error $(touch pwned) ;touch pwned2")
+    run = subprocess.run(["bash", "-c", _action_step("Lint captures")["run"]], env=env, cwd=tmp_path,
+                         capture_output=True, text=True)
+    outputs = dict(line.split("=", 1) for line in output.read_text().split())
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
+    assert outputs["status"] == "2", run.stderr  # the injected words reach mcplint as paths: not found
+    env["MCPLINT_ARGS"] = "--fail-on error"
+    output.write_text("")
+    run = subprocess.run(["bash", "-c", _action_step("Lint captures")["run"]], env=env, cwd=tmp_path,
+                         capture_output=True, text=True)
+    outputs = dict(line.split("=", 1) for line in output.read_text().split())
+    assert outputs == {"status": "0", "sarif": "true"}, run.stderr
