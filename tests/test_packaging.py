@@ -87,3 +87,15 @@ def test_action_lint_step_splits_paths_like_a_shell_without_running_one(tmp_path
                          capture_output=True, text=True)
     outputs = dict(line.split("=", 1) for line in output.read_text().split())
     assert outputs == {"status": "0", "sarif": "true"}, run.stderr
+
+
+def test_action_lint_step_fails_on_unbalanced_quotes(tmp_path):
+    import os
+    import subprocess
+
+    output = tmp_path / "github_output"
+    env = dict(os.environ, GITHUB_OUTPUT=str(output), SARIF_FILE=str(tmp_path / "out.sarif"),
+               MCPLINT_PATHS='"unbalanced', MCPLINT_ARGS="")
+    subprocess.run(["bash", "-c", _action_step("Lint captures")["run"]], env=env, cwd=tmp_path,
+                   capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+    assert output.read_text().split() == ["status=2"]
