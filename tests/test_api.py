@@ -52,3 +52,11 @@ def test_dask_example_on_the_local_scheduler():
     paths = sorted(str(p) for p in SAMPLES.rglob("*") if p.suffix in (".jsonl", ".mcplog"))
     expected = {key(f) for f in lint_paths(paths)[0]}
     assert got == expected
+
+
+def test_dask_example_fails_loudly_on_a_missing_path(tmp_path):
+    import subprocess
+
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / "dask_lint.py"), str(tmp_path / "nope")],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "no such file or directory" in run.stderr and not run.stdout
