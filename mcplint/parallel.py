@@ -630,7 +630,8 @@ class _Run:
         self.owners: dict[Future, tuple[Any, Any, int]] = {}
         self.total = total
         self.done_bytes = 0
-        self.progress = progress  # the label of the progress line, if one is drawn
+        # the progress line over every task's bytes, if one is drawn
+        self.progress = progress_bar.Progress(progress, total) if progress else None
         self.started = False  # every input's first tasks are submitted
 
     def submit(self, owner, size: int, fn, *args, tag: Any = None) -> None:
@@ -640,7 +641,8 @@ class _Run:
 
     def wait(self) -> None:
         while self.owners:
-            done, _ = wait(list(self.owners), return_when=FIRST_COMPLETED)
+            done, _ = wait(list(self.owners), timeout=progress_bar.INTERVAL if self.progress else None,
+                           return_when=FIRST_COMPLETED)
             for future in done:
                 owner, tag, size = self.owners.pop(future)
                 self.done_bytes += size
@@ -650,9 +652,10 @@ class _Run:
                     except Exception as exc:  # raised in file order once every task is back
                         owner.error = exc
             if self.progress:
-                progress_bar.draw(self.progress, min(self.done_bytes, self.total), self.total)
+                self.progress.total = self.total
+                self.progress.update(self.done_bytes)
         if self.progress:
-            progress_bar.clear()
+            self.progress.close()
 
 
 def _warm_up(engine: Engine, path: str, options: LintOptions) -> None:
