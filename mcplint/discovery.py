@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
@@ -66,9 +67,26 @@ def binary_reason(head: bytes) -> str | None:
             if magic == b"MZ" and b"\x00" not in head[:512]:
                 continue  # a text file that starts with "MZ"
             return what
-    if b"\x00" in head[:8192]:
-        return "NUL bytes"
+    sample = head[:8192]
+    if _CONTROL_RE.search(sample) is None or _text_between_nuls(sample):
+        return None  # UTF-16 text without a byte-order mark: the readers report the encoding
+    if len(sample.translate(None, _TEXT_BYTES)) * 20 > len(sample):
+        return "control bytes"  # a stray NUL or one garbled line in a text capture is a finding
     return None
+
+
+#: Bytes text does not hold (C0 controls other than tab, newlines, form feed and escape; DEL).
+_CONTROL = bytes([*range(0x00, 0x09), *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+_CONTROL_RE = re.compile(b"[" + re.escape(_CONTROL) + b"]")
+_TEXT_BYTES = bytes(b for b in range(256) if b not in _CONTROL)
+
+
+def _text_between_nuls(sample: bytes) -> bool:
+    """UTF-16 text without a byte-order mark: NULs between printable ASCII."""
+    if sample.count(b"\x00") * 4 < len(sample):
+        return False
+    rest = sample.replace(b"\x00", b"")
+    return len(rest.translate(None, bytes(range(0x20, 0x7F)) + b"\t\n\r")) * 20 <= len(rest)
 
 
 @dataclass(frozen=True)

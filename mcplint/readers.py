@@ -16,6 +16,7 @@ from typing import IO, Any
 
 import orjson
 
+from mcplint.discovery import binary_reason
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, decode_line
 
@@ -280,6 +281,10 @@ class UnknownFormat(ValueError):
     """An input in none of the registered formats (``mcplint check`` exits 2)."""
 
 
+class BinaryInput(UnknownFormat):
+    """An image, archive, executable or other binary file: no command reads it (exit 2)."""
+
+
 #: How far past the sniffed head to look for a JSON line before calling a file unknown.
 UNKNOWN_LOOKAHEAD_LINES = 1000
 
@@ -315,8 +320,9 @@ def formats() -> tuple[str, ...]:
 def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = False) -> tuple[str, Iterator[Frame]]:
     """Sniff (unless told) and return the format name and the frames of ``stream``.
 
-    With ``strict``, a stream that no format claims and that has no line looking like JSON-RPC
-    raises :class:`UnknownFormat` (otherwise it is read as plain JSON Lines). Empty input, and
+    With ``strict``, a binary stream raises :class:`BinaryInput`, and a stream that no format
+    claims and that has no line looking like JSON-RPC raises :class:`UnknownFormat` (otherwise
+    both are read as plain JSON Lines, every line accounted for). Empty input, and
     JSON-RPC lines mixed with banners, are never unknown.
     """
     lines = iter_lines(stream)
@@ -327,6 +333,9 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
         size += len(item[0])
         if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
             break
+    binary = binary_reason(b"\n".join(d for d, _ in head)[:8192]) if strict else None
+    if binary is not None:
+        raise BinaryInput(f"binary file ({binary}), not an MCP capture")
     if input_format != "auto":
         return input_format, READERS[input_format](itertools.chain(head, lines))
     fmt, score = _scored([d for d, _ in head])

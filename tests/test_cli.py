@@ -122,13 +122,13 @@ def test_progress_line_only_for_terminals(tmp_path):
     data.write_bytes(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n' * 20000)
     out = Tty()
     with open(data, "rb") as handle:
-        old = progress_bar.MIN_BYTES, progress_bar.INTERVAL
-        progress_bar.MIN_BYTES, progress_bar.INTERVAL = 0, 0.0
+        old = progress_bar.MIN_BYTES, progress_bar.INTERVAL, progress_bar.DELAY
+        progress_bar.MIN_BYTES, progress_bar.INTERVAL, progress_bar.DELAY = 0, 0.0, 0.0
         try:
             assert progress_bar.wanted(handle, out)
             assert sum(1 for _ in progress_bar.track(iter(handle.readline, b""), handle, "big", out)) == 20000
         finally:
-            progress_bar.MIN_BYTES, progress_bar.INTERVAL = old
+            progress_bar.MIN_BYTES, progress_bar.INTERVAL, progress_bar.DELAY = old
         assert not progress_bar.wanted(handle, io.StringIO())
     assert "%" in out.getvalue() and "records" in out.getvalue()
 

@@ -114,13 +114,16 @@ def test_every_sample_sniffs_as_a_capture(sample):
 @pytest.mark.parametrize("head,what", [
     (b"\x89PNG\r\n\x1a\n\x00\x00", "PNG image"), (b"%PDF-1.7\n", "PDF document"),
     (b"PK\x03\x04\x14\x00", "ZIP archive"), (b"\x1f\x8b\x08\x00", "gzip archive"),
-    (b"\x7fELF\x02\x01", "ELF binary"), (b'{"a": 1}\x00\x00', "NUL bytes"),
+    (b"\x7fELF\x02\x01", "ELF binary"), (b'{"a": 1}\x00\x00\x93\xfe\x01\x02\x00\x00\xa0', "control bytes"),
+    (bytes(range(256)) * 8, "control bytes"),
 ])
 def test_binary_heads_are_named(head, what):
     assert binary_reason(head) == what
 
 
 @pytest.mark.parametrize("head", [MESSAGE.encode(), b"MZ is a fine way to start a log line\n", b"",
-                                  "\ufeff".encode("utf-16") + "{}".encode("utf-16-le")])
+                                  "\ufeff".encode("utf-16") + "{}".encode("utf-16-le"),
+                                  MESSAGE.encode("utf-16-le"),  # UTF-16 without BOM: readers report it
+                                  MESSAGE.encode()[:-2] + b"\x00}\n"])  # a stray NUL: a finding
 def test_text_is_not_binary(head):
     assert binary_reason(head) is None
