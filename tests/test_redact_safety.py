@@ -99,6 +99,9 @@ FRAGMENTS = [
     "/home/", "C:\\Users\\", "%40", "%2F", "\\u0067", "+1 415 555 0100", "(555) 123-4567", "4111 1111 1111 1111",
     "93.184.216.34", "10.0.0.1", "2001:4860:4860::8888", "::1", "data:image/png;base64,", "QUJDREVGR0hJSktMTU5PUFFS",
     "eyJhbGciOiJIUzI1NiJ9", ".", "-", "_", "--token", "export ", "SK", "AKIA", "key-", "Q~", ":AA", "12345678",
+    "4111111111111111", "1735689600000", "id ", "DE89 3704 0044 0532 0130 00", "DE89370400440532013000",
+    "123-45-6789", "SSN ", "the password is ", " is ", "api key: ", "session ", "Session ID: ",
+    "3f2c8a1e-1b2c-4d5e-8f90-123456789abc", "1//0", "abc123xyz",
 ]
 
 
@@ -154,7 +157,7 @@ def test_the_block_scan_finds_what_the_line_prefilter_finds(lines, rule, seed, e
 
 
 def test_the_block_scan_judges_each_line_on_its_own():
-    lines = [b"order 4111111111111111 shipped", b"pay by card", b"x@", b"@y", b"pin", b"tokens", b"xghp_"]
+    lines = [b"order 4111111111111112 shipped", b"pay by card", b"x@", b"@y", b"pin", b"tokens", b"xghp_"]
     block = b"\n".join(lines) + b"\n"
     starts = [0]
     for line in lines:

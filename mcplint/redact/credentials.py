@@ -9,7 +9,21 @@
   the end of the line; ``Authorization``/``Cookie`` values keep their scheme and cookie names;
 - CLI flags ``--api-key X``, ``--token=X``;
 - a high-entropy token just after a word such as "token", "secret" or "api key"
-  (``generic-secret``); entropy is only a gate here, never a detector on its own.
+  (``generic-secret``); entropy is only a gate here, never a detector on its own;
+- values in prose: "the password is X", "password was: X", "passwd X", "my secret is X", "the
+  token is X", "API key: X". After a password word the next word is the value unless it is an
+  ordinary word that cannot be one ("the password is incorrect/required/too short/hashed...":
+  ``PROSE_STOP`` and words ending in -ed/-ing); after any other sensitive name, and after a
+  password word with no verb or colon, the value must look like a credential (letters and
+  digits, or symbols; 6 characters at least: "the token is expired" is common);
+- ``session-id``: a UUID or random-looking token after "session" / "session id" /
+  "session:" in free text (``Mcp-Session-Id`` values are session credentials); bare UUIDs
+  elsewhere are kept (request ids are often UUIDs);
+- ``national-id``: US Social Security numbers ``AAA-GG-SSSS`` or ``AAA GG SSSS`` (area not
+  000, 666 or 900-999; group not 00; serial not 0000; not next to other digit groups), and 9
+  compact digits only after "SSN" or "social security". The kind is the one values under an
+  ``ssn`` key get; it is a credential kind, not personal data, so ``--keep pii`` and
+  credentials-only engines still redact it.
 """
 
 from __future__ import annotations
@@ -17,7 +31,7 @@ from __future__ import annotations
 import re
 
 from mcplint.redact._rx import is_hex_digest, looks_random, rx, trie_pattern
-from mcplint.redact.keys import STRONG, KeyClassifier
+from mcplint.redact.keys import STRONG, KeyClassifier, normalize
 from mcplint.redact.placeholders import starts_with_placeholder
 from mcplint.redact.spans import GENERIC, STRUCTURE, Span
 
@@ -48,6 +62,32 @@ _COOKIE_PAIR = rx("cookie-pair", r"(?<![^;,\s])[ \t]{0,16}([^=;,\s]{1,256}+)=([^
 TEMPLATE = rx("template", r"\$\{[^}\n]{1,200}\}|\$[A-Za-z_][A-Za-z0-9_]{0,100}|\{\{[^\n{}]{1,200}+\}\}|%[A-Za-z_][A-Za-z0-9_]{0,100}%"
                           r"|<[^<>\n]{1,100}>|\*{3,}|[xX]{4,}|\.{3}|…|(?i:true|false|null|none|undefined|nil|redacted)")
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+#: "is", "was: ", ":", "=" or just a space between a sensitive name and its value in prose.
+_PROSE = rx("prose-value", r"(?:[ \t]{1,4}(?i:(is|was|are|were))(?:[ \t]{1,4}(?i:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+                           r"(?:[ \t]{0,4}:[ \t]{0,4}|[ \t]{1,4})|([ \t]{0,4}[:=][ \t]{0,4})|[ \t]{1,4})"
+                           r"(?:\"([^\"\n]{1,256}+)\"|'([^'\n]{1,256}+)'|`([^`\n]{1,256}+)`|([^\s\"'`]{1,256}+))")
+#: Words after "the password is" that describe the password instead of being it.
+PROSE_STOP = frozenset("""
+    a about again all also always an and any as at authentication automatically be been being both by
+    can cannot case-sensitive changed checked complex correct currently default did different does
+    empty encrypted entered expired expiring field for forgotten from generated given going had has
+    have hidden in incorrect insecure invalid is it its known less logged long longer manager masked
+    mandatory missing more must my needed never no none not now null of ok okay on only optional or
+    our policy printed prompt protected provided random read redacted rejected required reset same
+    saved secure sensitive sent set shared short shorter should shown simple still stored strong than
+    that the their this to too typed unchanged undefined unknown unset updated used valid very
+    visible was weak will with written wrong your
+""".split())
+_UNIT_WORDS = ("characters", "chars", "digits", "letters", "symbols", "bytes", "long")
+_SYMBOLS = frozenset("!@#$%^&*+=~?")
+_NOT_A_VALUE = rx("not-a-value", r"v?\d{1,6}(?:\.\d{1,6}){1,4}|[\w.-]{1,200}\.(?i:json|ya?ml|toml|txt|env|md|py|js|ts|sh|ini|cfg|conf|log|pem|key)")
+_KEY_PHRASE = rx("key-phrase", r"(?i:api|access|secret)[ \t]{1,2}$")
+_SESSION = rx("session-value", r"(?:[ \t]{1,4}(?i:id))?(?=[ \t:=#])[ \t]{0,2}[:=#]?[ \t]{0,3}"
+                               r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Za-z_.~+/=-])"
+                               r"|[A-Za-z0-9_.~+/=-]{16,1024}+)")
+SSN = rx("ssn", r"(?<![\w.+/-])(?<!\d )(\d{3})([ -]?)(\d{2})\2(\d{4})(?![\w/-]|\.\d| \d)")
+_SSN_CONTEXT = rx("ssn-context", r"(?i:\bssn|social[ \t]{1,4}security)[^\n]{0,24}$")
 
 
 def is_benign_value(value: str) -> bool:
@@ -100,6 +140,8 @@ def find(text: str, keys: KeyClassifier) -> list[Span]:
         done = _around(text, hit.start(), hit.end(), word, keys, spans)
     if schemes:
         _auth(text, spans)
+    if len(text) >= 9 and ("-" in text or " " in text or "ssn" in (low or text.lower())):
+        _ssns(text, low, spans)
     return spans
 
 
@@ -130,6 +172,8 @@ def _around(text: str, start: int, end: int, word: str, keys: KeyClassifier, spa
         value = text[bounds[0]:bounds[1]]
         if not (value[:1] in "{[" and not value.startswith("[REDACTED")) and (level == STRONG or looks_random(value)):
             spans.extend(value_spans(kind, value, bounds[0], set_cookie=keys.normalize_is(bare_name, "setcookie")))
+        elif kind == "api-key" and _KEY_PHRASE.search(text, max(0, left - 10), left) and credential_like(value):
+            spans.extend(value_spans(kind, value, bounds[0]))  # "api key: X"
         return bounds[1]  # words inside the value belong to it
     if dashes and verdict is not None and verdict[0] == STRONG and text[pos:pos + 1] in (" ", "\t"):
         value_start = pos
@@ -141,9 +185,89 @@ def _around(text: str, start: int, end: int, word: str, keys: KeyClassifier, spa
                 spans.extend(value_spans(verdict[1], text[bounds[0]:bounds[1]], bounds[0]))
                 return bounds[1]
             return right
+    end = _prose(text, left, right, bare_name, verdict, spans)
+    if end is not None:
+        return end
     if word in _GENERIC and not (verdict is None and keys.benign(bare_name)):
         _generic(text, right, spans)
     return right
+
+
+def credential_like(value: str) -> bool:
+    """A value that can be a credential: 6 characters at least, letters and digits or symbols,
+    and not a version, a file name or a path."""
+    v = value.rstrip(".,;:!?)]}")
+    if len(v) < 6 or v[0] in "/~" or "://" in v or _NOT_A_VALUE.fullmatch(v):
+        return False
+    letters = digits = False
+    for c in v:
+        if c.isalpha():
+            letters = True
+        elif c.isdigit():
+            digits = True
+        elif c in _SYMBOLS:
+            return True
+    return letters and digits
+
+
+def _prose(text: str, left: int, right: int, name: str, verdict, spans: list[Span]) -> int | None:
+    """A value after a sensitive name in prose; returns its end when it was redacted."""
+    norm = normalize(name)
+    if norm == "session":
+        return _session(text, right, spans)
+    if verdict is not None and verdict[0] == STRONG:
+        kind = verdict[1]
+    elif norm == "key" and _KEY_PHRASE.search(text, max(0, left - 10), left):
+        kind = "api-key"  # "API key is X"
+    else:
+        return None
+    if kind in ("authorization", "cookie"):
+        return None
+    m = _PROSE.match(text, right)
+    if m is None:
+        return None
+    group = next(g for g in (3, 4, 5, 6) if m.group(g) is not None)
+    start, end = m.span(group)
+    if group == 6:
+        while end > start and text[end - 1] in ",;)]}":
+            end -= 1
+    value = text[start:end]
+    if not value or is_benign_value(value):
+        return None
+    verb = m.group(1) is not None or m.group(2) is not None
+    if kind == "password" and verb:
+        word = value.split(None, 1)[0].rstrip(".,;:!?").lower()
+        if word in PROSE_STOP or (word.isalpha() and word.endswith(("ed", "ing"))) or (
+                word.isdigit() and text[m.end():m.end() + 12].lstrip().lower().startswith(_UNIT_WORDS)):
+            return None
+    elif kind == "national-id":
+        return None  # SSNs by their shape (``_ssns``)
+    elif not credential_like(value):
+        return None
+    spans.append(Span(start, end, kind, value, STRUCTURE))
+    return end
+
+
+def _session(text: str, right: int, spans: list[Span]) -> int | None:
+    """``session 3f2c...``, ``Session ID: <token>``: a UUID, or a random-looking token."""
+    m = _SESSION.match(text, right)
+    if m is None:
+        return None
+    value = m.group(1)
+    if value[8:9] != "-" and not looks_random(value):
+        return None
+    spans.append(Span(m.start(1), m.end(1), "session-id", value, STRUCTURE))
+    return m.end(1)
+
+
+def _ssns(text: str, low: str | None, spans: list[Span]) -> None:
+    for m in SSN.finditer(text):
+        area, sep, group, serial = m.groups()
+        if area == "000" or area == "666" or area >= "900" or group == "00" or serial == "0000":
+            continue
+        if not sep and not _SSN_CONTEXT.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        spans.append(Span(m.start(), m.end(), "national-id", area + group + serial, STRUCTURE))
 
 
 def _credential_ok(credential: str) -> bool:

@@ -6,9 +6,18 @@ proposes, so that the transcript keeps what debugging needs:
 - ``email``: reserved domains (``example.com``, ``*.invalid``, ``*.test``...) and file names such
   as ``icon@2x.png`` are kept; an email becomes ``user-<tag>@example.invalid``;
 - ``phone``: ``+`` and 8 to 15 digits, or the North American ``(555) 123-4567`` shapes;
-- ``card``: 13 to 19 digits in 4-4-4-x or 4-6-5 groups, a known issuer prefix and a valid Luhn
-  check digit; without separators a word such as "card" or "visa" must come just before
-  (13-digit millisecond timestamps and 16-digit ids often pass Luhn);
+- ``card``: 13 to 19 digits, compact or in groups (4-4-4-4, 4-4-4-4-3, 4-6-5...) with spaces or
+  dashes, whose issuer prefix fits the length (Visa 4: 13/16/19; Mastercard 51-55 and
+  2221-2720: 16; Amex 34/37: 15; Discover 6011, 644-649, 65: 16-19; Diners 36/38/300-305: 14;
+  JCB 3528-3589: 16-19; UnionPay 62: 16-19) and whose Luhn check digit is valid. Compact digits
+  are kept under a key or after a word that names an id, time or count (``id``, ``ts``,
+  ``timestamp``, ``count``, ``size``, ``nonce``, ``seq``...). Epoch seconds, milliseconds,
+  microseconds and nanoseconds and Twitter/Discord snowflakes start with 1, which no issuer
+  does. Residual risk: an unlabelled 13-19 digit number in free text that starts like an
+  issuer of its length passes Luhn one time in ten (an order number, a database id printed
+  without its name) and is redacted;
+- ``iban``: an ISO 13616 IBAN, compact or in groups of four, with the length of its country
+  (the registry's table) and a valid mod-97 check;
 - ``ip-address``: public (global) IPv4 and IPv6 addresses; loopback, private, link-local and
   documentation ranges and version strings (``version 1.2.3.4``) are kept;
 - ``home-user``: the user segment of ``/Users/<name>``, ``/home/<name>``, ``C:\\Users\\<name>``
@@ -23,7 +32,7 @@ from mcplint.redact._rx import rx
 from mcplint.redact.placeholders import EMAIL_DOMAIN, PSEUDONYM_RE
 from mcplint.redact.spans import PERSONAL, Span
 
-KINDS = frozenset({"email", "phone", "card", "ip-address", "home-user"})
+KINDS = frozenset({"email", "phone", "card", "iban", "ip-address", "home-user"})
 
 EMAIL = rx("email", r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24})"
                     r"(?![A-Za-z0-9-])")
@@ -35,8 +44,28 @@ _TECHNICAL_USERS = frozenset({"git", "noreply", "no-reply", "donotreply", "maile
 
 PHONE = rx("phone", r"(?<![\w+])\+[1-9][0-9 ().-]{6,18}[0-9](?![\w])"
                     r"|(?<![\w.-])(?:\(\d{3}\)[ .-]?|\d{3}[.-])\d{3}[.-]\d{4}(?![\w.-])")
-CARD = rx("card", r"(?<![\w.-])(?:\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}|\d{4}([ -])\d{6}\2\d{4,5}|\d{13,19})(?![\w.-])")
-_CARD_CONTEXT = rx("card-context", r"(?i:card|credit|visa|master|amex|payment|\bpan\b|\bcc\b|cc#)")
+CARD = rx("card", r"(?<![\w.-])(?:\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}(?:\1\d{1,4})?|\d{4}([ -])\d{6}\2\d{4,5}|\d{13,19})"
+                  r"(?![\w.-])")
+#: Words just before compact digits (or the JSON key above them) that make them an id, a time or a count.
+_NUMBER_WORDS = frozenset({"id", "ids", "ts", "time", "timestamp", "ms", "count", "size", "nonce", "seq", "sequence",
+                           "offset", "epoch", "snowflake"})
+_NUMBER_CONTEXT = rx("number-context", r"(?:(?<![A-Za-z])(?i:id|ids|ts|time|timestamp|ms|count|size|nonce|seq|sequence"
+                                       r"|offset|epoch|snowflake)|(?<=[a-z])(?:Id|ID|Ids|IDs|Ts|Time|Timestamp|Ms|Count"
+                                       r"|Size|Nonce|Seq))[\s:=#\"'()\[\]-]{0,4}$")
+_KEY_WORDS = rx("key-words", r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+IBAN = rx("iban", r"(?<![A-Za-z0-9])([A-Z]{2})(\d{2})( ?)[A-Z0-9]{4}")
+#: IBAN length per country (ISO 13616 registry).
+IBAN_LENGTHS = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BI": 27, "BR": 29,
+    "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DJ": 27, "DK": 18, "DO": 28, "EE": 20, "EG": 29,
+    "ES": 24, "FI": 18, "FK": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28,
+    "HN": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20,
+    "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20, "LV": 21, "LY": 25, "MC": 27, "MD": 24, "ME": 22, "MK": 19,
+    "MN": 20, "MR": 27, "MT": 31, "MU": 30, "NI": 28, "NL": 18, "NO": 15, "OM": 23, "PK": 24, "PL": 28, "PS": 29,
+    "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24,
+    "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+    "YE": 30,
+}
 IPV4 = rx("ipv4", r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
                   r"(?![\w]|\.\d)")
 IPV6 = rx("ipv6", r"(?<![\w:.])[0-9A-Fa-f:]{2,39}(?:\d{1,3}(?:\.\d{1,3}){3})?(?![\w:])")
@@ -52,8 +81,8 @@ TRIGGERS = (
     r"[A-Za-z0-9._%+-]@[A-Za-z0-9-]",
     r"(?<![\w+])\+[1-9][0-9 ().-]{6}",
     r"\(\d{3}\)|\d{3}[.-]\d{3}[.-]\d{4}",
-    r"\d{4}[ -]\d{4}[ -]\d{4}|\d{4}[ -]\d{6}[ -]\d{4}",
-    r"(?i:card|credit|visa|amex|payment)",
+    r"\d{4}[ -]\d{4}[ -]\d{4}|\d{4}[ -]\d{6}[ -]\d{4}|\d{13}",
+    r"[A-Z]{2}\d\d ?[A-Z0-9]{4}",
     r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
     r"[0-9A-Fa-f]::|::[0-9A-Fa-f]|(?:[0-9A-Fa-f]{1,4}:){7}",
     r"/Users/|/home/|(?i:\\users\\)",
@@ -78,7 +107,9 @@ def find(text: str, key: str | None = None) -> list[Span]:
     if "+" in text or "000-000-0000" in zeros or "000.000.0000" in zeros or "(000)" in zeros:
         _phones(text, spans)
     if "0000" in zeros:
-        _cards(text, spans)
+        _cards(text, spans, key)
+    if "00" in zeros:
+        _ibans(text, spans)
     if "..." in text.translate(_NO_DIGITS) and (key is None or "version" not in key.lower()):
         _ipv4(text, spans)
     return spans
@@ -119,28 +150,98 @@ def luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _issuer(d: str) -> bool:
-    head2 = int(d[:2])
-    if d[0] == "4" or d[0] == "6":
-        return True
-    if d[0] == "5":
-        return True
-    if d[0] == "3":
-        return head2 in (30, 34, 35, 36, 37, 38, 39)
-    if d[0] == "2":
-        return 2221 <= int(d[:4]) <= 2720
+def card_issuer(d: str) -> bool:
+    """Whether the digits ``d`` start like a card of an issuer that uses their length."""
+    n = len(d)
+    head = d[:4]
+    c = d[0]
+    if c == "4":
+        return n in (13, 16, 19)  # Visa
+    if c == "5":
+        return n == 16 and "51" <= head[:2] <= "55"  # Mastercard
+    if c == "2":
+        return n == 16 and "2221" <= head <= "2720"  # Mastercard 2-series
+    if c == "3":
+        if head[:2] in ("34", "37"):
+            return n == 15  # American Express
+        if head[:2] in ("36", "38") or "300" <= head[:3] <= "305":
+            return n == 14  # Diners Club
+        return 16 <= n <= 19 and "3528" <= head <= "3589"  # JCB
+    if c == "6":
+        return 16 <= n <= 19 and (head == "6011" or "644" <= head[:3] <= "649" or head[:2] in ("65", "62"))
     return False
 
 
-def _cards(text: str, spans: list[Span]) -> None:
+def is_card_number(digits: str) -> bool:
+    """13-19 digits, an issuer prefix that fits the length, and a valid Luhn check digit."""
+    return 13 <= len(digits) <= 19 and card_issuer(digits) and luhn(digits)
+
+
+def _cards(text: str, spans: list[Span], key: str | None) -> None:
     for m in CARD.finditer(text):
         raw = m.group()
+        end = m.end()
         digits = raw.replace(" ", "").replace("-", "")
-        if not 13 <= len(digits) <= 19 or not _issuer(digits) or not luhn(digits):
+        if not is_card_number(digits) and m.group(1) and raw.count(m.group(1)) == 4:
+            end = m.start() + raw.rindex(m.group(1))  # a number after the card: 4111 1111 1111 1111 2024
+            raw = text[m.start():end]
+            digits = raw.replace(m.group(1), "")
+        if not is_card_number(digits):
             continue
-        if raw == digits and not _CARD_CONTEXT.search(text, max(0, m.start() - 40), m.start()):
+        if raw == digits and (_number_key(key) or _NUMBER_CONTEXT.search(text, max(0, m.start() - 24), m.start())):
             continue
-        spans.append(Span(m.start(), m.end(), "card", digits, PERSONAL))
+        spans.append(Span(m.start(), end, "card", digits, PERSONAL))
+
+
+def _number_key(key: str | None) -> bool:
+    """A JSON key whose last word names an id, a time or a count (``requestId``, ``created_ts``)."""
+    if not key or len(key) > 64:
+        return False
+    words = _KEY_WORDS.findall(key)
+    return bool(words) and words[-1].lower() in _NUMBER_WORDS
+
+
+def iban_ok(iban: str) -> bool:
+    """ISO 13616: the country's length, check digits 02-98, and mod 97 of the rearranged number is 1."""
+    if IBAN_LENGTHS.get(iban[:2]) != len(iban) or not "02" <= iban[2:4] <= "98":
+        return False
+    rearranged = iban[4:] + iban[:4]
+    try:
+        return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+    except ValueError:
+        return False
+
+
+def _ibans(text: str, spans: list[Span]) -> None:
+    """Each candidate is read to exactly its country's length: groups of four separated by
+    single spaces, or compact."""
+    n = len(text)
+    for m in IBAN.finditer(text):
+        length = IBAN_LENGTHS.get(m.group(1))
+        if length is None:
+            continue
+        spaced = bool(m.group(3))
+        chars = [m.group(1), m.group(2)]
+        count = 4
+        i = m.start(3)
+        while count < length and i < n:
+            if spaced and count % 4 == 0:
+                if text[i] != " ":
+                    break
+                i += 1
+                if i >= n:
+                    break
+            c = text[i]
+            if not ("0" <= c <= "9" or "A" <= c <= "Z"):
+                break
+            chars.append(c)
+            count += 1
+            i += 1
+        if count != length or (i < n and text[i].isalnum()):
+            continue
+        iban = "".join(chars)
+        if iban_ok(iban):
+            spans.append(Span(m.start(), i, "iban", iban, PERSONAL))
 
 
 def _ipv4(text: str, spans: list[Span]) -> None:

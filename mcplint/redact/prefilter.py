@@ -15,7 +15,10 @@ Python (few per line):
   letter of an escape (``\\n``) does not join a word to what comes before;
 - ``@`` where an email could hold it, ``%`` and two hex digits, ``+`` and a phone number;
 - escapes (``\\u`` and ``\\/`` in a raw line, any JSON escape in a decoded string);
-- phone, card and IPv4 shapes (``000-000-0000``, ``0000 0000 0000``, ``0.00.0.0``) and ``::``;
+- phone, card, SSN and IPv4 shapes (``000-000-0000``, ``0000 0000 0000``, ``000-00-0000``,
+  ``0.00.0.0``) and ``::``; 13 digits in a row only when the run is a valid card number
+  (issuer, length, Luhn: the detector's own test); an IBAN head (a country code in upper case
+  and two digits, ``DE89``, starting a word, then four more characters of the number);
 - base64 characters mapped to one letter to find runs of 20 or more, then only those runs are
   checked (plain lower-case words, paths and hex are not base64 worth decoding); tokens
   without a prefix (Twilio's ``SK`` and 32 hex digits) are such runs.
@@ -33,7 +36,7 @@ from collections.abc import Iterable, Sequence
 
 import ahocorasick_rs
 
-from mcplint.redact import providers
+from mcplint.redact import personal, providers
 
 #: Lower case, every digit ``0``: one byte for one byte, so offsets stay those of the input.
 _FOLD = bytes.maketrans(bytes(range(65, 91)) + b"0123456789", bytes(range(97, 123)) + b"0" * 10)
@@ -45,14 +48,16 @@ _QUADS = tuple(b"0." + b"0" * a + b"." + b"0" * b + b".0" for a in (1, 2, 3) for
 _LINE_ESCAPES = (b"\\u", b"\\/")
 _STRING_ESCAPES = (b'\\"', b"\\\\", b"\\b", b"\\f", b"\\n", b"\\r", b"\\t")
 _CARD_DIGITS = b"0000000000000"
-_CARD_WORDS = (b"card", b"credit", b"visa", b"amex", b"mastercard", b"payment")
+#: SSN shapes (credentials: in the automaton with or without personal data).
+_SSN_SHAPES = (b"000-00-0000", b"000 00 0000")
+_IBAN_HEADS = tuple(country.lower().encode() + b"00" for country in personal.IBAN_LENGTHS)
 _B64 = bytes((0x62 if (chr(c).isalnum() and c < 128) or c in b"+_" else 0x20) for c in range(256))
 _B64_WINDOW = b"b" * 20  # 20 base64 characters in a row, once mapped by _B64
 #: What may stand just before and just after the ``@`` of an email (see ``personal.EMAIL``).
 _EMAIL_LOCAL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 _EMAIL_DOMAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")
 
-PROVIDER, WHOLE, CONTEXT, PLAIN, EXTRA, CARD, EMAIL, PERCENT, PHONE = range(9)
+PROVIDER, WHOLE, CONTEXT, PLAIN, EXTRA, CARD, EMAIL, PERCENT, PHONE, IBAN = range(10)
 #: Whole words (lower case) that trigger: non-alphanumeric on both sides.
 WHOLE_WORDS = ("code", "state", "nonce", "salt", "hmac", "pin", "cvv", "cvc", "ssn", "dsn", "accept", "basic",
                "negotiate", "dpop", "totp", "mfacode", "creds", "secrets", "pwd")
@@ -64,7 +69,7 @@ PLAIN_WORDS = (
     "private-key", "/users/", "/home/", "\\users\\", "data:", "-----begin", "putty-user-key-file-", "github_pat_",
     "hooks.slack.com/", "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "sb_secret_", "api_org_",
     "age-secret-key-1", "lin_api_", "q~", ":aa", ".atlasv1.", "://", ":\\/\\/", "_pwd", "_pass", "_pat",
-    'sig"', "sig\\", "sig=", "elicitation/create",
+    'sig"', "sig\\", "sig=", "elicitation/create", "social security",
 )
 #: Words that must not be followed by these (``tokens``, ``keyboard``, ``author``, ``path``).
 CONTEXT_WORDS = {
@@ -75,6 +80,8 @@ CONTEXT_WORDS = {
     b"pass": rb"(?![a-z])",
     b"pat": rb"(?![a-z])",
     b"otp": rb"(?![a-z])",
+    # "session <uuid>", "session id: <token>" in prose (see ``credentials``)
+    b"session": rb"(?:[ \t]{1,4}id)?[ \t:=#]{1,6}[a-z0-9_.~+/=-]{16}",
 }
 #: Ordinary names that end with a word of ``CONTEXT_WORDS`` (``progressToken``, ``publicKey``).
 BENIGN_WORDS = (
@@ -117,10 +124,12 @@ def _build(extra: tuple[str, ...], personal: bool):
     kinds.update((word, CONTEXT) for word in CONTEXT_WORDS)
     kinds.update({b"@": EMAIL, b"%": PERCENT})
     kinds.update((escape, PLAIN) for escape in _LINE_ESCAPES)
+    kinds.update((shape, PLAIN) for shape in _SSN_SHAPES)
     if personal:
         kinds.update((shape, PLAIN) for shape in _DIGIT_SHAPES + _QUADS)
         kinds[_CARD_DIGITS] = CARD
         kinds[b"+0"] = PHONE
+        kinds.update((head, IBAN) for head in _IBAN_HEADS)
     for word in extra:
         if word:  # user triggers and known values: no context needed
             kinds[word.encode("utf-8", "surrogatepass").translate(_FOLD)] = EXTRA
@@ -207,7 +216,7 @@ class Prefilter:
                 return True
             if kind == CONTEXT:
                 after, heads = self.context[index]
-                if after.match(folded, end) and not folded.endswith(heads, lo, start):
+                if after.match(folded, end) and not _benign_name(folded, heads, lo, start):
                     return True
             elif kind == PROVIDER:
                 if _starts_word(folded, start) and data.startswith(self.exact[index], start):
@@ -224,8 +233,12 @@ class Prefilter:
             elif kind == PHONE:
                 if _E164.match(data, start):
                     return True
-            elif kind == CARD and any(folded.find(word, lo, hi) >= 0 for word in _CARD_WORDS):
-                return True
+            elif kind == CARD:
+                if _card_run(data, folded, start, len(data) if hi is None else hi):
+                    return True
+            elif kind == IBAN:
+                if _starts_word(folded, start) and _IBAN_HEAD.match(data, start):
+                    return True
         return False
 
 
@@ -235,6 +248,27 @@ def _starts_word(folded: bytes, start: int) -> bool:
     return not folded[start - 1:start].isalnum() or folded[start - 2:start - 1] == b"\\"
 
 
+def _benign_name(folded: bytes, heads: tuple[bytes, ...], lo: int, start: int) -> bool:
+    """The word ending at ``start`` completes an ordinary name that starts a word (``progressToken``;
+    ``authorprogressToken`` is another name, which ``keys`` judges sensitive)."""
+    for head in heads:
+        if folded.endswith(head, lo, start) and _starts_word(folded, start - len(head)):
+            return True
+    return False
+
+
+def _card_run(data: bytes, folded: bytes, start: int, hi: int) -> bool:
+    """Whether the run of digits that starts at ``start`` (13 digits at least) is a card number;
+    a hit inside a run is left to the hit at its start."""
+    if start and folded[start - 1] == 0x30:
+        return False
+    end = start + 13
+    while end < hi and end - start < 20 and folded[end] == 0x30:
+        end += 1
+    return personal.is_card_number(data[start:end].decode("ascii"))
+
+
+_IBAN_HEAD = re.compile(rb"[A-Z]{2}[0-9]{2} ?[A-Z0-9]{4}")
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _E164 = re.compile(rb"\+[1-9][0-9 ().-]{6}")
 _RUN = re.compile(rb"[A-Za-z0-9+_]{20,}")

@@ -8,6 +8,11 @@ never leave a tail. Bodies have short minimum lengths so that truncated tokens i
 still caught; precision comes from the prefix. Rules without a usable prefix (``Q~`` Azure
 secrets, Telegram bot tokens) are "scan" rules: a literal must occur, then the regex scans.
 
+JWTs are the one family whose first part has no useful bound: a header carrying an ``x5c``
+certificate chain is kilobytes long. Their rule starts only where a token run starts (or, after
+``-``/``_``, reads at most 1024 characters of header), and :func:`find` skips the ``eyJ``
+positions inside a run it has already judged, so 1 MB of ``eyJeyJ...`` is read once.
+
 Every rule carries a ``sample`` generator for the tests: tokens are built at run time from a
 prefix and a random body, so the repository never holds a contiguous token literal.
 """
@@ -33,7 +38,7 @@ URLSAFE = ALNUM + "-_"
 B64 = ALNUM + "+/"
 #: Characters a token run is extended over (never ``[ ] : " ' \\`` or whitespace).
 EXTEND = rx("token-run", r"[A-Za-z0-9_.~+/=-]*")
-_WINDOW = 4096
+_URLSAFE_RUN = rx("urlsafe-run", r"[A-Za-z0-9_-]*+")
 
 
 def body(r: random.Random, alphabet: str, n: int) -> str:
@@ -49,6 +54,7 @@ class TokenRule:
     extend: bool = True
     quick: str | None = None  # scan rules: a literal that must occur in the text
     finish: Callable[[str, int], int] | None = None  # computes the end (PEM blocks)
+    window: int | None = 4096  # characters a match may span (None: the rule's pattern bounds itself)
 
     @property
     def scan(self) -> bool:
@@ -82,6 +88,18 @@ def _pem_sample(r: random.Random) -> str:
 def _jwt_sample(r: random.Random) -> str:
     return ("ey" + "J" + body(r, URLSAFE, 30) + ".ey" + "J" + body(r, URLSAFE, 60) + "."
             + body(r, URLSAFE, 43))
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def jwt_x5c_sample(r: random.Random, certs: int = 3) -> str:
+    """A JWS whose header carries an ``x5c`` chain (base64 DER certificates): kilobytes of header."""
+    chain = [base64.b64encode(r.randbytes(r.randint(700, 1400))).decode() for _ in range(certs)]
+    header = json.dumps({"alg": "RS256", "typ": "JWT", "x5c": chain}, separators=(",", ":")).encode()
+    payload = json.dumps({"sub": body(r, ALNUM, 12), "iat": r.randint(10**9, 2 * 10**9)}).encode()
+    return b64url(header) + "." + b64url(payload) + "." + b64url(r.randbytes(256))
 
 
 RULES: tuple[TokenRule, ...] = (
@@ -126,6 +144,11 @@ RULES: tuple[TokenRule, ...] = (
     _simple("google-api-key", "AIza", r"[A-Za-z0-9_-]{20,}", URLSAFE, 35),
     _simple("google-oauth-token", "ya29.", r"[A-Za-z0-9_-]{10,}", URLSAFE, 120),
     _simple("google-oauth-client-secret", "GOCSPX-", r"[A-Za-z0-9_-]{10,}", URLSAFE, 28),
+    # OAuth refresh tokens (gcloud credentials, token responses) start with "1//0"; other digits
+    # after "1//" need a longer body ("1//" alone is a shell substitution, ${1//x/y})
+    _simple("google-refresh-token", "1//0", r"[A-Za-z0-9_-]{20,}", URLSAFE, 100),
+    TokenRule("google-refresh-token", tuple(f"1//{d}" for d in "123456789"), r"1//[1-9][A-Za-z0-9_-]{30,}",
+              lambda r: "1//" + str(r.randint(1, 9)) + body(r, URLSAFE, 100)),
     TokenRule("azure-client-secret", (), r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
               lambda r: body(r, ALNUM, 3) + "8Q" + "~" + body(r, ALNUM + "_~.-", 34), quick="Q~"),
     _simple("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{16,}", HEX, 64),
@@ -195,7 +218,8 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("mailgun-key", (), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])",
               lambda r: "ke" + "y-" + body(r, HEX, 32), extend=False, quick="key-"),
     # generic shapes with a fixed signature
-    TokenRule("jwt", ("eyJ",), r"eyJ[A-Za-z0-9_-]{8,1024}+\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample),
+    TokenRule("jwt", ("eyJ",), r"(?:(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+|(?<=[_-])eyJ[A-Za-z0-9_-]{8,1024}+)"
+              r"\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample, window=None),
     TokenRule("private-key", ("-----BEGIN ",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
               _pem_sample, extend=False, finish=_pem_end),
     TokenRule("private-key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d: ",
@@ -218,6 +242,7 @@ def find(text: str) -> list[Span]:
     """Spans of provider tokens in ``text``."""
     spans: list[Span] = []
     done = 0
+    judged = 0  # JWT: end of the last run judged from its start (no ``eyJ`` inside it can match)
     for m in TRIGGER.finditer(text):
         p = m.start()
         if p < done or (p and text[p - 1].isalnum()):
@@ -225,7 +250,20 @@ def find(text: str) -> list[Span]:
         for prefix, rule, regex in _BY_HEAD[text[p:p + 2]]:
             if not text.startswith(prefix, p):
                 continue
-            hit = regex.match(text, p, p + _WINDOW)
+            if rule.window is None:
+                if p < judged:
+                    continue
+                hit = regex.match(text, p)
+                if hit is None:
+                    # every later start in the run fails the same way, unless this one was cut
+                    # by the 1024-character bound of a header after "-" or "_"
+                    inner = p and text[p - 1] in "-_"
+                    run_end = _URLSAFE_RUN.match(text, p, p + 1030 if inner else len(text)).end()
+                    if not inner or run_end - p < 1030:
+                        judged = run_end
+                    continue
+            else:
+                hit = regex.match(text, p, p + rule.window)
             if hit is None:
                 continue
             end = hit.end()
