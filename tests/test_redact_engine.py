@@ -357,9 +357,27 @@ def test_duplicate_keys_and_cut_lines_are_still_redacted():
     assert "hunter2" not in red(cut)
 
 
-def test_ids_and_methods_are_never_touched():
-    line = j({"jsonrpc": "2.0", "id": "req-" + GH[:10], "method": "auth/password", "params": {}})
-    assert red(line) == line
+def test_ids_and_methods_without_secrets_are_never_touched():
+    for rid in ("req-42", "3f2c9a8b-7e6d-4c5b-8a49-1e2f3a4b5c6d", "4111111111111111", "2026-05-01T12:00:00Z",
+                "e83c5163316f89bfbde7d9ab23ca2e25604af290", "01HV6Z1X6G7Q2W3E4R5T6Y7U8I", 7, 0, None):
+        for method in ("auth/password", "tools/call", "notifications/progress", "x-acme/token-refresh"):
+            line = j({"jsonrpc": "2.0", "id": rid, "method": method, "params": {"_meta": {"progressToken": rid}}})
+            assert red(line) == line
+
+
+def test_an_id_or_method_holding_a_secret_becomes_one_pseudonym_everywhere():
+    rid = "req-" + GH[:10]
+    lines = [j({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"_meta": {"progressToken": rid}}}),
+             j({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": rid, "progress": 1}}),
+             j({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}}),
+             j({"jsonrpc": "2.0", "id": rid, "result": {"task": {"taskId": rid}}}),
+             j({"jsonrpc": "2.0", "id": 9, "method": "auth/" + GH, "params": {}})]
+    out = [orjson.loads(line) for line in redact_text("\n".join(lines), key=KEY).split("\n")]
+    pseudonym = out[0]["id"]
+    assert PLACEHOLDER_RE.fullmatch(pseudonym) and pseudonym.startswith("[REDACTED:github-pat:")
+    assert pseudonym == out[0]["params"]["_meta"]["progressToken"] == out[1]["params"]["progressToken"] \
+        == out[2]["params"]["requestId"] == out[3]["id"] == out[3]["result"]["task"]["taskId"]
+    assert PLACEHOLDER_RE.fullmatch(out[4]["method"]) and out[4]["id"] == 9
 
 
 # -- excerpts of findings use the same engine ----------------------------------------------------------
@@ -369,7 +387,7 @@ def test_excerpts_and_masks_never_show_a_secret():
     record = Record("x", 1, Kind.REQUEST, json.dumps(msg), msg=msg)
     excerpt = excerpt_of(record, limit=400)
     assert "hunter2" not in excerpt and GH not in excerpt and "[REDACTED]" in excerpt
-    assert "bob@acme-corp.io" in excerpt  # excerpts keep personal data: they are for debugging
+    assert "bob@acme-corp.io" not in excerpt  # one policy for every output: personal data too
     assert mask_text(f"token {GH} ok") == "token [REDACTED] ok"
     assert mask_value({"password": "x", "list": ["Bearer abc123def456"]}) == {
         "password": "[REDACTED]", "list": ["Bearer [REDACTED]"]}

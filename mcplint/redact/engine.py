@@ -27,15 +27,21 @@ folder, a URL with a key comes back on many lines); the report counts each occur
 Structure adds what text cannot know: values under sensitive keys (``password``,
 ``Authorization``, ``GITHUB_TOKEN``...), ``{"name": "X-Api-Key", "value": ...}`` pairs, the
 argument after ``--token`` in ``args``, random values in ``env`` maps, image/audio/blob
-payloads, accepted elicitation answers; and what it must leave alone: schemas
-(``inputSchema.properties.password`` describes a field), ``jsonrpc``/``id``/``method``.
+payloads, accepted elicitation answers, a secret cut between adjacent text blocks of one
+array; and what it must leave alone: schemas (``inputSchema.properties.password`` describes a
+field). Ids and methods (and progress tokens, task ids...) keep their bytes unless they hold a
+secret; then the whole value becomes one placeholder (:meth:`Redactor.redact_identifier`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
+import random
 import re
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -66,7 +72,7 @@ from mcplint.redact.layers import (
 from mcplint.redact.placeholders import PLACEHOLDER_RE, Tagger
 from mcplint.redact.prefilter import Prefilter
 from mcplint.redact.report import Report
-from mcplint.redact.spans import EXPLICIT, STRUCTURE, Span, merge
+from mcplint.redact.spans import EXPLICIT, PROVIDER, STRUCTURE, Span, merge
 
 #: Nesting of layers (JSON in a string, base64, escapes...) followed before giving up.
 MAX_DEPTH = 8
@@ -87,7 +93,11 @@ SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "requestedSchema", "json
 ENV_KEYS = frozenset({"env", "environment"})
 #: A JSON object without any of these members says nothing about its strings (see ``_Walk._push``).
 _SPECIAL_MEMBERS = frozenset({"jsonrpc", "method", "type", "blob", "value", "action"})
+#: Members of a JSON-RPC message that identify it, and members anywhere that repeat a request
+#: id or name a request's handle: kept unless they hold a secret, then pseudonymised whole.
 EXEMPT_KEYS = frozenset({"jsonrpc", "id", "method"})
+ID_KEYS = frozenset({"requestId", "progressToken", "taskId", "relatedRequestId",
+                     "io.modelcontextprotocol/subscriptionId"})
 _PROPAGATING = frozenset({"password", "secret", "credential", "token", "api-key", "private-key", "session-id",
                           "connection-string"})
 
@@ -200,6 +210,7 @@ class Redactor:
         self.line = 0
         self._where: list[Any] = []
         self._clean: set[str] = set()
+        self._ids: dict[str, str] = {}  # identifier -> kind of the secret in it ("" when none)
         # (value, depth, key) -> (new value, redactions to report again);
         # off with --check, whose hits hold the JSON path of each redaction
         self._results: dict[tuple[str, int, str | None], tuple[str, tuple[tuple[str, str], ...]]] | None = \
@@ -241,7 +252,9 @@ class Redactor:
         from mcplint.redact.formats import LineHandler
 
         handler = LineHandler(self)
-        return "\n".join(out for line in text.split("\n") for out in handler.feed(line))
+        out = [new for line in text.split("\n") for new in handler.feed(line)]
+        out.extend(handler.flush())
+        return "\n".join(out)
 
     def redact_string(self, value: str, depth: int = 0, key: str | None = None) -> str:
         """A decoded string value (a JSON string's content, a stderr line, a file's text)."""
@@ -292,6 +305,88 @@ class Redactor:
                 self._results.clear()
             self._results[(value, depth, key)] = (new, tuple(emitted))
         return new
+
+    def redact_identifier(self, value: Any, depth: int = 0) -> Any:
+        """A request id, method name, progress token, task or subscription id: kept byte for byte
+        unless the text detectors find something in it; then the whole value becomes one
+        placeholder of the kind found, the same wherever the value stands (request, response,
+        cancellation, progress), so that the session still correlates. Numbers are kept."""
+        if type(value) is not str or len(value) < 4:
+            return value
+        kind = self._ids.get(value)
+        if kind is None:
+            kind = self._identifier_kind(value, depth)
+            if len(self._ids) >= _CLEAN_CACHE:
+                self._ids.clear()
+            self._ids[value] = kind
+        if not kind:
+            return value
+        self._emit(kind, value)
+        return self._render(kind, value, whole=True)
+
+    def _identifier_kind(self, value: str, depth: int) -> str:
+        """The kind of the first thing :meth:`redact_string` would redact in ``value``, "" when none.
+        Judged as a value under ``id`` wherever it stands (digits under an id are no card number)."""
+        outer, self._emitted = self._emitted, []
+        counting, self.counting = self.counting, False
+        try:
+            changed = self.redact_string(value, depth, "id") != value
+            kinds = [kind for kind, _ in self._emitted]
+        finally:
+            self._emitted, self.counting = outer, counting
+        if not changed:
+            return ""
+        return kinds[0] if kinds else "secret"
+
+    def split_spans(self, parts: Sequence[str]) -> list[list[Span]] | None:
+        """What the detectors find in the concatenation of ``parts`` (adjacent text blocks of one
+        message, consecutive stderr lines) that no part shows on its own: a secret cut between
+        two parts, or a value whose name ends the part before. Per part, the spans to force
+        (each piece of a cut secret becomes the placeholder of the whole); None when nothing.
+
+        A part that ends with a complete secret is not continued into the next one (``...token
+        ghp_x`` then ``Done``): only a provider token shorter than its kind's tokens is."""
+        joined = "".join(parts)
+        if len(joined) < 4 or not self.prefilter(joined.encode("utf-8", "surrogatepass")):
+            return None
+        found = merge(self._detect(joined, None), joined)
+        if not found:
+            return None
+        starts = list(itertools.accumulate(map(len, parts), initial=0))
+        own: dict[int, list[Span]] = {}
+        out: list[list[Span]] = [[] for _ in parts]
+        for s in found:
+            if s.replacement is not None:
+                continue  # data URIs: redacted whole where they stand
+            k = bisect_right(starts, s.start) - 1
+            lo, hi = starts[k], starts[k + 1]
+            if k not in own:
+                own[k] = merge(self._detect(parts[k], None), parts[k])
+            if s.end <= hi:  # inside one part: forced only when the part alone does not show it
+                if not any(o.start < s.end - lo and s.start - lo < o.end for o in own[k]):
+                    out[k].append(self._piece(s, s.start - lo, s.end - lo, True))
+                continue
+            if any(o.end == hi - lo and o.start < s.end - lo and _complete(parts[k][o.start:o.end], o)
+                   for o in own[k]):
+                continue
+            first = True
+            for j in range(k, len(parts)):
+                a, b = max(s.start, starts[j]), min(s.end, starts[j + 1])
+                if a >= s.end:
+                    break
+                if a < b:
+                    out[j].append(self._piece(s, a - starts[j], b - starts[j], first))
+                    first = False
+        return out if any(out) else None
+
+    def _piece(self, span: Span, start: int, end: int, counted: bool) -> Span:
+        """A piece of a secret found across parts: the placeholder of the whole (counted once)."""
+        return Span(start, end, span.kind if counted else "", span.secret, EXPLICIT,
+                    self._render(span.kind, span.secret))
+
+    def force(self, text: str, spans: Sequence[Span]) -> str:
+        """``text`` with the spans of :meth:`split_spans` for it replaced."""
+        return self._apply(text, list(spans))
 
     def redact_value(self, value: Any) -> Any:
         """A copy of a parsed JSON value with its secrets redacted (same shape)."""
@@ -375,13 +470,17 @@ class Redactor:
                 self._emit(span.kind, span.secret)
             return span.replacement
         self._emit(span.kind, span.secret)
+        return self._render(span.kind, span.secret)
+
+    def _render(self, kind: str, secret: str, whole: bool = False) -> str:
+        """The placeholder of a secret (``whole``: it replaces a whole value, no pseudonym shape)."""
         if self.tagger.plain:
             return "[REDACTED]"
-        if span.kind == "email":
-            return self.tagger.email(span.secret)
-        if span.kind == "home-user":
-            return self.tagger.pseudonym(span.secret)
-        return self.tagger.placeholder(span.kind, span.secret)
+        if kind == "email" and not whole:
+            return self.tagger.email(secret)
+        if kind == "home-user" and not whole:
+            return self.tagger.pseudonym(secret)
+        return self.tagger.placeholder(kind, secret)
 
     def _emit(self, kind: str, secret: str) -> None:
         if self._emitted is not None:
@@ -477,6 +576,8 @@ class Redactor:
 
     def _keyed(self, key: str, value: str, depth: int) -> str:
         """A string value under ``key`` when nothing else is known about its context."""
+        if key in EXEMPT_KEYS or key in ID_KEYS:
+            return self.redact_identifier(value, depth + 1)
         verdict = self.keys.classify(key)
         if verdict is not None:
             level, kind = verdict
@@ -623,6 +724,7 @@ class _Ctx:
         "responses",
         "schema",
         "sens",
+        "split",
     )
 
     def __init__(self, sens=None, schema=False, env=False, answers=None, eprops=None):
@@ -638,10 +740,11 @@ class _Ctx:
         self.pair = None
         self.accept = False
         self.responses = False  # a 2026-07-28 inputResponses map
+        self.split = None  # a text block: spans of a secret cut between it and its neighbours
 
 
 class _Frame:
-    __slots__ = ("ctx", "cur", "is_dict", "it", "value")
+    __slots__ = ("ctx", "cur", "is_dict", "it", "split", "value")
 
     def __init__(self, is_dict, value, it, ctx):
         self.is_dict = is_dict
@@ -649,6 +752,7 @@ class _Frame:
         self.it = it
         self.ctx = ctx
         self.cur = None
+        self.split: dict[int, list[Span]] | None = None  # an array: element index -> forced spans
 
 
 class _Walk:
@@ -703,7 +807,7 @@ class _Walk:
             container = frame.value
             # strings that are short or known clean stay as they are, unless the position says more
             plain = ctx.blob_key is None and ctx.sens is None and ctx.pair is None and not ctx.env \
-                and ctx.answers is None
+                and ctx.answers is None and ctx.split is None
             if frame.is_dict:
                 for k, v in frame.it:
                     frame.cur = k
@@ -746,7 +850,10 @@ class _Walk:
                     else:
                         prev = None
                         if type(v) is dict or type(v) is list:
-                            self._push(v, self._child(ctx, None))
+                            child = self._child(ctx, None)
+                            if frame.split is not None:
+                                child.split = frame.split.get(i)
+                            self._push(v, child)
                             break
                 else:
                     stack.pop()
@@ -778,7 +885,27 @@ class _Walk:
                 ctx.accept = True
             self.stack.append(_Frame(True, value, iter(value.items()), ctx))
         else:
-            self.stack.append(_Frame(False, value, enumerate(value), ctx))
+            frame = _Frame(False, value, enumerate(value), ctx)
+            if len(value) > 1 and not ctx.schema:
+                frame.split = self._split_blocks(value)
+            self.stack.append(frame)
+
+    def _split_blocks(self, items: list) -> dict[int, list[Span]] | None:
+        """Forced spans (:meth:`Redactor.split_spans`) of each run of adjacent ``{"type": "text",
+        "text": ...}`` blocks of an array, by index; None when nothing is cut between them."""
+        out: dict[int, list[Span]] | None = None
+        run: list[int] = []
+        for i, item in enumerate(itertools.chain(items, (None,))):
+            if type(item) is dict and item.get("type") == "text" and type(item.get("text")) is str:
+                run.append(i)
+                continue
+            if len(run) > 1:
+                pieces = self.eng.split_spans([items[j]["text"] for j in run])
+                if pieces is not None:
+                    out = out or {}
+                    out.update((j, p) for j, p in zip(run, pieces, strict=True) if p)
+            run = []
+        return out
 
     def _message(self, value: dict, ctx: _Ctx) -> None:
         eng = self.eng
@@ -817,8 +944,10 @@ class _Walk:
     def _in_dict(self, ctx: _Ctx, k: str, v: str) -> str:
         eng = self.eng
         depth = self.depth
-        if ctx.msg and k in EXEMPT_KEYS:
-            return v
+        if (ctx.msg and k in EXEMPT_KEYS) or (k in ID_KEYS and not ctx.env):
+            return eng.redact_identifier(v, depth)
+        if ctx.split is not None and k == "text":
+            v = eng.force(v, ctx.split)
         if ctx.blob_key == k:
             return eng._blob(v, ctx.mime, depth, ctx.blob_kind)
         if ctx.schema:
@@ -889,6 +1018,31 @@ class _Walk:
             return orjson.dumps(value).decode("utf-8")
         except (TypeError, UnicodeEncodeError):
             return None
+
+
+def _complete(text: str, span: Span) -> bool:
+    """Whether ``text``, found on its own at the end of a part (see :meth:`Redactor.split_spans`),
+    is a whole secret: anything but a provider token shorter than the tokens of its rule."""
+    if span.rank != PROVIDER:
+        return True
+    by_prefix, by_kind = _token_lengths()
+    for prefix, n in by_prefix:
+        if text.startswith(prefix):
+            return len(text) >= n
+    return len(text) >= by_kind.get(span.kind, 0)
+
+
+@functools.cache
+def _token_lengths() -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """(prefix, length) longest prefix first, and kind -> length, of the provider tokens (samples)."""
+    by_prefix: list[tuple[str, int]] = []
+    by_kind: dict[str, int] = {}
+    for rule in providers.RULES:
+        n = min(len(rule.sample(random.Random(seed))) for seed in range(3))
+        by_kind[rule.kind] = max(by_kind.get(rule.kind, 0), n)
+        by_prefix.extend((prefix, n) for prefix in rule.prefixes)
+    by_prefix.sort(key=lambda pn: -len(pn[0]))
+    return by_prefix, by_kind
 
 
 def _requested_properties(params: Any) -> dict | None:

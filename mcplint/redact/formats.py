@@ -10,6 +10,7 @@ endings (CRLF), byte order marks and undecodable bytes survive exactly.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import IO
@@ -19,8 +20,9 @@ import orjson
 from mcplint.parse import _utf16
 from mcplint.readers import SNIFF_BYTES, SNIFF_LINES, sniff
 from mcplint.redact._rx import rx
-from mcplint.redact.engine import LONG_LINE, Redactor
-from mcplint.redact.layers import STRING_LITERAL_RE
+from mcplint.redact.engine import JSON_START, LONG_LINE, Redactor
+from mcplint.redact.layers import STRING_LITERAL_RE, decode_literal, splice_literal
+from mcplint.redact.spans import Span
 
 #: A pretty-printed JSON value is reassembled over at most this many lines / bytes.
 MAX_GROUP_LINES = 100_000
@@ -35,6 +37,16 @@ class UnsupportedFormat(ValueError):
     """An input format without redaction support."""
 
 
+class _Held:
+    """A text line waiting for the next line (a secret may be cut between them)."""
+
+    __slots__ = ("free", "line", "spans", "text")
+
+    def __init__(self, text: str, free: str, line: int):
+        self.text, self.free, self.line = text, free, line
+        self.spans: list[Span] = []
+
+
 class LineHandler:
     """Formats where each physical line stands alone (canonical capture, transcript).
 
@@ -42,26 +54,102 @@ class LineHandler:
     key (``-----BEGIN ... PRIVATE KEY-----``) or a PuTTY key without closing it makes the next
     lines part of the key while they look like one (base64, or ``Name: value`` headers), up to
     the ``-----END`` or ``Private-MAC:`` line; they are redacted whole.
+
+    A text line (stderr, a plain log line: no JSON in it) is held until the next line is known:
+    a credential cut between two consecutive text lines (``auth: ghp_`` then the body) is found
+    in their concatenation and redacted in both (:meth:`Redactor.split_spans`). The text of a
+    line is what follows :attr:`TEXT_PREFIX` (a time stamp, a comment mark).
     """
+
+    TEXT_PREFIX: re.Pattern[str] | None = None
 
     def __init__(self, redactor: Redactor):
         self.redactor = redactor
         self._pem = False
+        self._held: _Held | None = None
 
     def feed(self, text: str) -> list[str]:
-        return [self._line(text)]
+        return self._join(text)
 
     def flush(self) -> list[str]:
-        return []
+        return self.release()
+
+    def release(self) -> list[str]:
+        """The output of the held text line, if any (the next line will not be joined to it)."""
+        held, self._held = self._held, None
+        return [] if held is None else [self._finish(held)]
 
     def idle(self) -> bool:
         """Whether lines in which the prefilter finds nothing may be written as they are, without
-        :meth:`feed` (nothing pending that they could belong to), except those of :meth:`to_feed`."""
+        :meth:`feed` (nothing pending that they could belong to but a held text line, which
+        :meth:`release` gives back first), except those of :meth:`to_feed`."""
         return not self._pem
 
     def to_feed(self, lines: list[bytes]) -> Iterable[int]:
-        """Indices of ``lines`` (raw, without newline) to feed even when the prefilter finds nothing in them."""
-        return ()
+        """Indices of ``lines`` (raw, without newline) to feed even when the prefilter finds nothing
+        in them: both text lines of a pair whose concatenation it fires on (the held line before
+        the block counts), and the last line when it is text (the next block may continue it)."""
+        out = []
+        prev = self._held.free if self._held is not None else None
+        for i, raw in enumerate(lines):
+            free = self._free_bytes(raw)
+            if free is not None and prev is not None and self._may_join(prev, free):
+                out.extend((i - 1, i) if i else (i,))
+            prev = free
+        if prev is not None and lines:
+            out.append(len(lines) - 1)
+        return out
+
+    # -- text lines --------------------------------------------------------------------------------
+    def _join(self, text: str) -> list[str]:
+        free = None if self._pem else self._free(text)
+        if free is None:
+            out = self.release()
+            out.append(self._line(text))
+            return out
+        new = _Held(text, free, self.redactor.line)
+        held = self._held
+        if held is not None and not _opens_key(held.free):
+            pieces = self.redactor.split_spans((held.free, free))
+            if pieces is not None:
+                held.spans.extend(pieces[0])
+                new.spans.extend(pieces[1])
+        out = self.release()
+        self._held = new
+        return out
+
+    def _finish(self, held: _Held) -> str:
+        line, self.redactor.line = self.redactor.line, held.line
+        try:
+            text = held.text
+            if held.spans:
+                text = self._with_free(text, held.free, self.redactor.force(held.free, held.spans))
+            return self._line(text)
+        finally:
+            self.redactor.line = line
+
+    def _may_join(self, a: str, b: str) -> bool:
+        """Whether :meth:`Redactor.split_spans` could find something in ``a + b``."""
+        joined = a + b
+        return len(joined) >= 4 and self.redactor.prefilter(joined.encode("utf-8", "surrogatepass"))
+
+    def _free(self, text: str) -> str | None:
+        """The free text of a line (after :attr:`TEXT_PREFIX`), None for a line that is not text."""
+        if len(text) > LONG_LINE:
+            return None
+        if self.TEXT_PREFIX is not None:
+            m = self.TEXT_PREFIX.match(text)
+            if m is not None:
+                text = text[m.end():]
+        return _plain(text)
+
+    def _free_bytes(self, raw: bytes) -> str | None:
+        """:meth:`_free` of a raw line of a block (UTF-8, maybe ending in CR)."""
+        return self._free(raw.removesuffix(b"\r").decode("utf-8", "surrogateescape"))
+
+    def _with_free(self, text: str, free: str, new: str) -> str:
+        """``text`` with its free text ``free`` replaced by ``new``."""
+        return text[:len(text) - len(free)] + new
 
     def _line(self, text: str) -> str:
         if self._pem:
@@ -92,6 +180,31 @@ _KEY_LINE = rx("key-line", r"[ \t]{0,8}(?:[A-Za-z0-9+/=]{1,4096}|[A-Za-z][A-Za-z
                            r"|-----END [A-Z0-9 ]{0,40}-----[^\r\n]{0,4096})\r?")
 
 
+def _plain(text: str | None) -> str | None:
+    """``text`` when it is free text worth joining (not blank, no JSON in it), else None."""
+    if text is None or not text.strip() or JSON_START.search(text):
+        return None
+    return text
+
+
+def _set_member(text: str, key: str, old: str, new: str) -> str:
+    """A JSON object ``text`` whose string member ``key`` (now ``old``) becomes ``new``: only that
+    literal changes (the object is written again when the literal cannot be found)."""
+    literals = STRING_LITERAL_RE.finditer(text)
+    for m in literals:
+        if decode_literal(m.group()) == key and _COLON.match(text, m.end()):
+            value = next(literals, None)
+            if value is not None and decode_literal(value.group()) == old:
+                return text[:value.start()] + splice_literal(value.group(), old, new) + text[value.end():]
+            break
+    envelope = orjson.loads(text)
+    envelope[key] = new
+    return orjson.dumps(envelope).decode("utf-8")
+
+
+_COLON = rx("member-colon", r"\s{0,64}:")
+
+
 def _opens_key(text: str) -> bool:
     """A PEM or PuTTY private key starts on this line and does not end on it."""
     m = _PEM_BEGIN.search(text)
@@ -101,7 +214,19 @@ def _opens_key(text: str) -> bool:
 
 
 class CaptureHandler(LineHandler):
-    """The canonical capture format: one JSON envelope per line (``raw``/``msg``/stderr text)."""
+    """The canonical capture format: one JSON envelope per line (``raw``/``msg``/stderr text);
+    the text of a ``stderr`` record is its ``raw``."""
+
+    def _free(self, text: str) -> str | None:
+        if '"stderr"' not in text or len(text) > LONG_LINE:
+            return None
+        return _plain(_stderr_raw(text))
+
+    def _free_bytes(self, raw: bytes) -> str | None:
+        return super()._free_bytes(raw) if b'"stderr"' in raw else None
+
+    def _with_free(self, text: str, free: str, new: str) -> str:
+        return _set_member(text, "raw", free, new)
 
     def _line(self, text: str) -> str:
         if self._pem:
@@ -164,19 +289,21 @@ class JsonLinesHandler(LineHandler):
         if text.lstrip()[:1] in ("{", "[") and not self._pem:
             opened = _depth(text)
             if opened > 0:
+                out = self.release()
                 self._group, self._open, self._bytes = [text], opened, len(text)
                 self._first = self.redactor.line
-                return []
-        return [self._line(text)]
+                return out
+        return self._join(text)
 
     def flush(self) -> list[str]:
-        return self._close() if self._group else []
+        return self._close() if self._group else self.release()
 
     def idle(self) -> bool:
         return not self._group and not self._pem
 
     def to_feed(self, lines: list[bytes]) -> Iterable[int]:
-        return [i for i, line in enumerate(lines) if line.lstrip()[:1] in (b"{", b"[")]  # may open a group
+        opening = [i for i, line in enumerate(lines) if line.lstrip()[:1] in (b"{", b"[")]  # may open a group
+        return opening + list(super().to_feed(lines))
 
     def _close(self) -> list[str]:
         group, self._group = self._group, []
@@ -196,7 +323,12 @@ _VSCODE_STDERR = rx("vscode-stderr", r"^(.*?\[server stderr\] ?)(.*)$")
 
 class VscodeHandler(LineHandler):
     """VS Code's MCP output channel: a private key the server prints to stderr line by line is
-    redacted after each line's ``... [warning] [server stderr] `` prefix, which stays."""
+    redacted after each line's ``... [warning] [server stderr] `` prefix, which stays; the text
+    of a stderr line follows that prefix."""
+
+    def _free(self, text: str) -> str | None:
+        m = _VSCODE_STDERR.match(text) if "[server stderr]" in text else None
+        return super()._free(text if m is None else m.group(2))
 
     def _line(self, text: str) -> str:
         m = _VSCODE_STDERR.match(text)
@@ -228,6 +360,15 @@ class McpsnoopHandler(LineHandler):
     The leading ``session_id`` names the shim process (``server.py-48213-7f3a1c9e2b04``), not an
     ``Mcp-Session-Id``: it is kept, so sessions stay apart after redaction.
     """
+
+    def _free(self, text: str) -> str | None:
+        return _plain(_snoop_stderr(text)) if len(text) <= LONG_LINE else None
+
+    def _free_bytes(self, raw: bytes) -> str | None:
+        return super()._free_bytes(raw) if b'"stderr"' in raw else None
+
+    def _with_free(self, text: str, free: str, new: str) -> str:
+        return _set_member(text, "text", free, new)
 
     def _envelope(self, text: str) -> str:
         m = _SNOOP_SESSION.match(text)
@@ -329,15 +470,27 @@ def _har_cookies(text: str, redactor: Redactor) -> str:
     return text
 
 
+class TranscriptHandler(LineHandler):
+    """The transcript notation: the text of a comment line (``# stderr: ...``) follows its mark."""
+
+    TEXT_PREFIX = rx("transcript-comment", r"#[ \t]{0,8}(?:stderr:[ \t]?)?")
+
+
+class GoSdkHandler(LineHandler):
+    """The Go SDK's logging transport: the text of a log line follows its time stamp."""
+
+    TEXT_PREFIX = rx("go-log-stamp", r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? ")
+
+
 #: One entry per reader in ``mcplint.readers.READERS``.
 HANDLERS: dict[str, type[LineHandler]] = {
     "jsonl": JsonLinesHandler,
     "capture": CaptureHandler,
-    "transcript": LineHandler,
+    "transcript": TranscriptHandler,
     # host logs: text lines with JSON inside; raw stderr lines (a PEM key spans them)
     "claude-desktop": LineHandler,
     "vscode": VscodeHandler,
-    "go-sdk-log": LineHandler,
+    "go-sdk-log": GoSdkHandler,
     # a pretty-printed JSON document, redacted as one value
     "inspector": JsonLinesHandler,
     # one JSON record per line (MCPSpy's "raw" string is JSON inside JSON, redacted as such)
@@ -468,6 +621,8 @@ def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, inp
         line = 0  # the next line of the block to write
         for i in itertools.chain(todo, (len(parts),)):
             while line < i:
+                if pending and handler.idle():
+                    write(handler.release())  # a held text line: the next one is not joined to it
                 if pending or not handler.idle():
                     feed(number + line + 1, block[starts[line]:starts[line + 1]])
                     line += 1
