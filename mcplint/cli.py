@@ -189,8 +189,7 @@ def stats(paths, input_format, protocol_version, output_format, per_session) -> 
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)
     collector.add_findings(findings)
-    sessions = {f"{path} session {label}": figures for (path, label), figures in collector.sessions.items()
-                if sum(figures.messages.values())}
+    sessions = collector.labelled()
     overall = merged(collector.all_figures())
     if output_format == "json":
         document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
@@ -207,7 +206,8 @@ def stats(paths, input_format, protocol_version, output_format, per_session) -> 
 @click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
 @click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
 @click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True, help="markdown is ready to paste into an issue (secrets masked).")
+              show_default=True,
+              help="markdown is ready to paste into an issue (every format masks secrets and personal data).")
 def diagnose(paths, input_format, protocol_version, output_format) -> None:
     """Where did each session stall, and what to suspect."""
     from mcplint import diagnose_report
@@ -219,13 +219,11 @@ def diagnose(paths, input_format, protocol_version, output_format) -> None:
     except InputError as exc:
         click.echo(f"mcplint: error: {exc}", err=True)
         sys.exit(2)
-    diagnoses = list(collector.diagnoses.values())
+    diagnoses = [d.masked() for d in collector.diagnoses.values()]  # every format: nothing secret shown
     if output_format == "json":
         click.echo(orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode())
-    elif output_format == "markdown":  # meant for public issue trackers: personal data redacted too
-        from mcplint.redact import Redactor
-
-        click.echo(Redactor().redact_text(diagnose_report.markdown(diagnoses)))
+    elif output_format == "markdown":
+        click.echo(diagnose_report.markdown(diagnoses))
     else:
         click.echo(diagnose_report.text(diagnoses))
     if collector.unlisted:  # sessions beyond the ones diagnosed in full
@@ -374,12 +372,15 @@ def convert(path, output, target, input_format, protocol_version) -> None:
     """Convert any supported input (host logs, recorder JSONL, HAR...) to the canonical capture format.
 
     Lines the reader cannot interpret, and messages whose direction is unknown, are reported
-    on stderr with their line numbers and left out. Exit status: 0 converted, 2 unreadable input.
+    on stderr with their line numbers and left out. What is written is redacted as `mcplint redact`
+    does (credentials and personal data; MCPLINT_REDACT_KEY gives stable tags, as redact's --key).
+    Exit status: 0 converted, 2 unreadable input.
     """
     import contextlib
 
     from mcplint.convert import convert_stream
     from mcplint.readers import UnknownFormat
+    from mcplint.redact import RedactOptions, Redactor
 
     name = "-" if path == "-" else path
 
@@ -394,7 +395,8 @@ def convert(path, output, target, input_format, protocol_version) -> None:
             click.echo(f"mcplint: error: {exc.filename}: {exc.strerror}", err=True)
             sys.exit(2)
         try:
-            convert_stream(source, out, target, input_format, name, warn, protocol_version)
+            convert_stream(source, out, target, input_format, name, warn, protocol_version,
+                           Redactor(RedactOptions(key=os.environ.get("MCPLINT_REDACT_KEY") or None)))
         except UnknownFormat as exc:
             click.echo(f"mcplint: error: {name}: {exc}", err=True)
             sys.exit(2)

@@ -14,6 +14,11 @@ mcplint infers, as ``check`` would. Then, in the order mcplint analyses them:
 Comments and log decoration are dropped. A line the reader could not interpret, and a message
 whose direction is unknown (``--to capture`` needs one), are not written: each is reported as a
 warning with its line number, and the conversion goes on.
+
+What is written is redacted as ``mcplint redact`` would redact the converted file (the same
+engine, kinds and placeholders; pass a :class:`~mcplint.redact.Redactor` to choose its key), and
+the warnings' snippets are masked as reports are (:mod:`mcplint.excerpt`): a conversion never
+copies a secret or personal data.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ import orjson
 
 from mcplint.formats.har import http_summary
 from mcplint.engine import Engine
+from mcplint.excerpt import mask_text
 from mcplint.model import Direction, Kind, Record
 from mcplint.parse import Frame, Parser
+from mcplint.redact import HANDLERS, Redactor
 from mcplint.readers import open_frames
 from mcplint.rules._base import Tracker
 
@@ -51,8 +58,10 @@ class _Writer(Tracker):
     kinds = frozenset(Kind)
     methods = None
 
-    def __init__(self, out: IO[str], to: str, result: Converted, warn: Callable[[int, str], None]):
-        self.out, self.to, self.result, self.warn = out, to, result, warn
+    def __init__(self, out: IO[str], to: str, result: Converted, warn: Callable[[int, str], None],
+                 redactor: Redactor):
+        self.to, self.result, self.warn = to, result, warn
+        self.out = _Redacting(out, HANDLERS[to](redactor))
 
     def commit(self, record: Record, session: Any) -> None:
         if record.parent is not None or record.kind in _SKIPPED:
@@ -86,6 +95,22 @@ class _Writer(Tracker):
         self.result.written += 1
 
 
+class _Redacting:
+    """Writes lines through a redaction handler of the target format (a private key printed line
+    by line on stderr is one block, as ``mcplint redact`` sees it)."""
+
+    def __init__(self, out: IO[str], handler):
+        self.out, self.handler = out, handler
+
+    def write(self, line: str) -> None:
+        for text in self.handler.feed(line.removesuffix("\n")):
+            self.out.write(text + "\n")
+
+    def close(self) -> None:
+        for text in self.handler.flush():
+            self.out.write(text + "\n")
+
+
 def _wire_text(record: Record) -> str:
     """The message as it was on the wire (one line; CRLF and BOM kept)."""
     text = record.text
@@ -99,11 +124,11 @@ def _wire_text(record: Record) -> str:
 
 
 def _interpretable(frames: Iterator[Frame], warn: Callable[[int, str], None]) -> Iterator[Frame]:
-    """Frames the reader could read; the others become warnings."""
+    """Frames the reader could read; the others become warnings (their snippet masked, as reports are)."""
     for frame in frames:
         if frame.kind in (Kind.MALFORMED, Kind.TEXT) and frame.error is not None:
             text = frame.data.decode("utf-8", "replace") if isinstance(frame.data, bytes) else frame.data
-            snippet = text.strip()
+            snippet = mask_text(text.strip())
             snippet = snippet if len(snippet) <= 60 else snippet[:57] + "..."
             warn(frame.line, f"{frame.error}{f' ({snippet!r})' if snippet else ''}; not converted")
             continue
@@ -112,9 +137,10 @@ def _interpretable(frames: Iterator[Frame], warn: Callable[[int, str], None]) ->
 
 def convert_stream(stream: IO[bytes], out: IO[str], to: str = "capture", input_format: str = "auto",
                    path: str = "-", warn: Callable[[int, str], None] | None = None,
-                   protocol_version: str | None = None) -> Converted:
+                   protocol_version: str | None = None, redactor: Redactor | None = None) -> Converted:
     """Convert one input stream, writing to ``out``; ``warn(line, message)`` hears what was skipped.
 
+    ``redactor`` redacts what is written (default: ``mcplint redact``'s defaults, a random key).
     Raises :class:`mcplint.readers.UnknownFormat` when the input is in no known format.
     """
     if to not in TARGETS:
@@ -126,8 +152,11 @@ def convert_stream(stream: IO[bytes], out: IO[str], to: str = "capture", input_f
         if warn is not None:
             warn(line, message)
 
+    redactor = redactor or Redactor()
     result.input_format, frames = open_frames(stream, input_format, strict=True)
-    engine = Engine([], protocol_version, observers=[_Writer(out, to, result, note)])
+    writer = _Writer(out, to, result, note, redactor)
+    engine = Engine([], protocol_version, observers=[writer])
     for _ in engine.lint_records(Parser(path).records(_interpretable(frames, note)), path):
         pass
+    writer.out.close()
     return result

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from mcplint.analyzer import answered_request
-from mcplint.excerpt import mask_text, shorten
+from mcplint.excerpt import mask_field, mask_id, mask_text, mask_tree, shorten
 from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Kind, Record, id_key
 from mcplint.rules._base import Tracker
@@ -266,6 +266,15 @@ class Diagnosis:
         if self.era == "modern":
             return "stateless, with problems"
         return f"stopped after '{dict(STAGES).get(self.last_stage, 'nothing')}'"
+
+    def masked(self) -> Diagnosis:
+        """A copy for output: what it holds from the capture (session label, version, methods,
+        ids, error texts, stderr lines, reasons...) masked by the output policy (``mcplint.excerpt``);
+        the path stays as the user gave it."""
+        out = replace(self, **{f.name: mask_tree(getattr(self, f.name)) for f in fields(self)
+                               if f.name not in ("path", "open_requests", "omitted")})
+        out.open_requests = [replace(o, method=mask_field(o.method), id=mask_id(o.id)) for o in self.open_requests]
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -1,9 +1,14 @@
-"""Short, secret-free excerpts of records for findings.
+"""Secret-free text for everything mcplint prints from a capture.
 
-A finding shows the line it is about, but never a credential. Masking goes through the
-redaction engine of ``mcplint redact`` (:mod:`mcplint.redact`), in its "plain" form: every
-credential becomes ``[REDACTED]`` (no kind, no tag), personal data is kept so excerpts stay
-useful for debugging, and the excerpt is cut to length only after masking.
+One policy for every output (finding excerpts, messages, hints, related notes, ids, methods and
+session labels; ``show``, ``stats``, ``diagnose``): the redaction engine of ``mcplint redact``
+(:mod:`mcplint.redact`) with all its kinds, credentials and personal data alike, in its "plain"
+form: every redacted value becomes ``[REDACTED]``, without kind or tag. Plain masks keep reports
+deterministic (the same capture gives the same report, golden files and baseline fingerprints
+hold; a capture without secrets is shown byte for byte as before) and give a reader no keyed
+tag to test guesses against (an email or a user name is guessable). The engine's key is fixed
+all the same, so that a form that still carries a tag cannot make a report differ between runs.
+Paths the user gave (file names) are never masked. Excerpts are cut to length only after masking.
 
 ``secret_kinds`` tells rules which kinds of credentials a text holds (never the values).
 ``_SENSITIVE_KEY`` and ``_TOKEN`` are the earlier, smaller patterns, kept unchanged because
@@ -17,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from mcplint.model import Kind, Record
+from mcplint.model import Finding, Kind, Record, Related
 from mcplint.redact import BLOB_KINDS, RedactOptions, Redactor, Report
 
 MAX_EXCERPT = 160
@@ -40,26 +45,90 @@ _TOKEN = re.compile(
 )
 
 MASK = "[REDACTED]"
+#: The engine's key for outputs (see the module docstring): fixed, so a report never depends on the run.
+OUTPUT_KEY = b"mcplint output policy"
 
 _ENGINE: Redactor | None = None
 _COUNTER: Redactor | None = None
+#: Masked short texts (methods, labels, ids, hints, messages repeat across findings and rows).
+_MASKED: dict[str, str] = {}
+_MASKED_LIMIT = 50_000
+_MASKED_LEN = 1024
 
 
 def _engine() -> Redactor:
     global _ENGINE
     if _ENGINE is None:
-        _ENGINE = Redactor(RedactOptions(plain=True, personal=False, counting=False))
+        _ENGINE = Redactor(RedactOptions(key=OUTPUT_KEY, plain=True, counting=False))
     return _ENGINE
 
 
 def mask_text(text: str) -> str:
-    """Mask credentials in free text (any line shape: JSON, log lines, headers, .env)."""
-    return _engine().redact_text(text)
+    """Mask credentials and personal data in free text (any line shape: JSON, log lines, headers)."""
+    if len(text) > _MASKED_LEN:
+        return _engine().redact_text(text)
+    out = _MASKED.get(text)
+    if out is None:
+        out = _engine().redact_text(text)
+        if len(_MASKED) >= _MASKED_LIMIT:
+            _MASKED.clear()
+        _MASKED[text] = out
+    return out
 
 
 def mask_value(value: Any, depth: int = 0) -> Any:
-    """A copy of a JSON value with credentials masked (same shape; sensitive members masked)."""
+    """A copy of a JSON value with credentials and personal data masked (same shape)."""
     return _engine().redact_value(value)
+
+
+def mask_field(text: str | None) -> str | None:
+    """A method, a tool name, a session label or a protocol version from the capture: kept as it
+    is unless it holds a secret (then masked as text; no key or member exempts it)."""
+    return text if text is None or len(text) < 4 else mask_text(text)
+
+
+def mask_id(value: Any) -> Any:
+    """A JSON-RPC id (or an error code) as reports show it: unchanged unless it holds a secret,
+    then its masked text (a number as well: a card number is a number)."""
+    kind = type(value)
+    if kind is str:
+        return mask_field(value)
+    if kind is int or kind is float:
+        text = str(value)
+        masked = mask_field(text)
+        return value if masked == text else masked
+    if kind is dict or kind is list:
+        return mask_value(value)
+    return value
+
+
+def mask_tree(value: Any) -> Any:
+    """Every string of a structure mcplint built from a capture, masked (keys are mcplint's own
+    and stay; members named ``id`` are masked as ids)."""
+    kind = type(value)
+    if kind is str:
+        return mask_text(value)
+    if kind is dict:
+        return {k: mask_id(v) if k == "id" else mask_tree(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return kind(mask_tree(v) for v in value)
+    return value
+
+
+def redact_finding(finding: Finding) -> Finding:
+    """Mask what a finding holds from the capture (``finding`` itself, changed in place): its
+    message, hint and related notes (rules quote tool names, ids, error messages, URIs), its
+    ``id``, ``method`` and ``session``. The excerpt is masked when it is made (``excerpt_of``)."""
+    finding.message = mask_text(finding.message)
+    if finding.hint:
+        finding.hint = mask_text(finding.hint)
+    finding.session = mask_field(finding.session)
+    finding.method = mask_field(finding.method)
+    finding.id = mask_id(finding.id)
+    if finding.related:
+        finding.related = [Related(r.line, note) if (note := mask_text(r.note)) != r.note else r
+                           for r in finding.related]
+    return finding
 
 
 def secret_kinds(text: str) -> dict[str, int]:
@@ -89,6 +158,20 @@ def excerpt_of(record: Record, limit: int = MAX_EXCERPT) -> str:
             text = orjson.dumps(record.msg).decode()
         except TypeError:
             pass
+        else:
+            return shorten(_mask_envelope(record, mask_text(text[:MAX_MASKED])), limit)
     if text is None:
         text = record.text
     return shorten(mask_text(text[:MAX_MASKED]), limit)
+
+
+def _mask_envelope(record: Record, text: str) -> str:
+    """``text`` (the serialized message) with a secret ``id`` or ``method`` masked: the engine
+    keeps a message's own id and method as they are, since they tie requests to responses."""
+    for message in (record, *record.children):
+        for value in (message.id, message.method):
+            if type(value) is str and len(value) >= 4:
+                masked = mask_field(value)
+                if masked != value:
+                    text = text.replace(orjson.dumps(value).decode(), orjson.dumps(masked).decode())
+    return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplint.excerpt import excerpt_of
+from mcplint.excerpt import excerpt_of, mask_field, mask_id
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.rules._base import Tracker, fmt_id
 
@@ -52,7 +52,12 @@ def _status(record: Record) -> str:
 
 
 class TimelineCollector(Tracker):
-    """Keeps one :class:`Row` per input line and links responses to their requests."""
+    """Keeps one :class:`Row` per input line and links responses to their requests.
+
+    What a row shows from the capture (session label, method, id, status, excerpt) is masked
+    as it is made (``mcplint.excerpt``), so every view and format shows it masked; filters
+    match the masked values, as shown.
+    """
 
     kinds = frozenset(Kind) - {Kind.COMMENT, Kind.CONTINUATION}
     methods = None
@@ -64,10 +69,10 @@ class TimelineCollector(Tracker):
     def commit(self, record: Record, session) -> None:
         if record.parent is not None:
             return  # batch elements: the batch line stands for them
-        row = Row(record.path, session.label, record.line, record.t,
+        row = Row(record.path, mask_field(session.label), record.line, record.t,
                   record.direction.value if record.direction else None, record.kind.value,
-                  record.effective_method, record.id if record.has_id else None, _status(record),
-                  excerpt=excerpt_of(record, 100))
+                  mask_field(record.effective_method), mask_id(record.id) if record.has_id else None,
+                  mask_field(_status(record)), excerpt=excerpt_of(record, 100))
         self.rows.append(row)
         if record.kind is Kind.REQUEST:
             self._requests[(record.path, session.label, record.seq)] = row

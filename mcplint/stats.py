@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcplint.excerpt import mask_field, mask_id
 from mcplint.model import Finding, Kind, Record
 from mcplint.rules._base import Tracker
 
@@ -66,7 +67,12 @@ class Figures:
 
 
 class StatsCollector(Tracker):
-    """Watches every record after it was judged and keeps :class:`Figures` per session."""
+    """Watches every record after it was judged and keeps :class:`Figures` per session.
+
+    Methods and error codes are counted masked (``mcplint.excerpt``): a method that holds a
+    secret counts as ``[REDACTED]``. Sessions are keyed by their own labels; :meth:`labelled`
+    gives the masked labels to show.
+    """
 
     kinds = frozenset(Kind)
     methods = None
@@ -93,7 +99,7 @@ class StatsCollector(Tracker):
             if kind is not Kind.COMMENT:
                 figures.other_lines[kind.value] += 1
             return
-        method = record.effective_method or "?"
+        method = mask_field(record.effective_method) or "?"
         direction = record.direction.value if record.direction else "?"
         figures.messages[(method, direction, kind.value)] += 1
         if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
@@ -105,7 +111,7 @@ class StatsCollector(Tracker):
             figures.latency[method].add(max(0.0, record.t - request.t), self.rng)
         if kind is Kind.ERROR:
             error = record.msg.get("error")
-            code = error.get("code") if isinstance(error, dict) else None
+            code = mask_id(error.get("code")) if isinstance(error, dict) else None
             figures.error_codes[(method, code)] += 1
         elif method == "tools/call":
             figures.tool_calls += 1
@@ -119,19 +125,32 @@ class StatsCollector(Tracker):
         figures = self.figures(session)
         for entry in session.pending_requests():
             if entry.cancel is None:
-                figures.unanswered[entry.record.method or "?"] += 1
+                figures.unanswered[mask_field(entry.record.method) or "?"] += 1
         self.finished += 1
         if self.finished > MAX_SESSIONS:
             fold(self.others, self.sessions.pop((session.path, session.label)), self.rng)
             self.folded += 1
 
     def add_findings(self, findings: list[Finding]) -> None:
+        """Count findings per session (findings carry masked session labels)."""
+        by_label = {(path, mask_field(label)): figures for (path, label), figures in self.sessions.items()}
         for finding in findings:
-            figures = self.sessions.get((finding.path, finding.session or ""))
+            figures = by_label.get((finding.path, finding.session or ""))
             if figures is None and finding.session and self.folded:
                 figures = self.others  # a session folded into the aggregate
             if figures is not None:
                 figures.findings[finding.severity.value] += 1
+
+    def labelled(self) -> dict[str, Figures]:
+        """The sessions with messages, by ``<path> session <label>`` with the label masked."""
+        out: dict[str, Figures] = {}
+        for (path, label), figures in self.sessions.items():
+            if sum(figures.messages.values()):
+                name = base = f"{path} session {mask_field(label)}"
+                while name in out:  # two labels masked alike
+                    name = f"{base} #{len(out) + 1}"
+                out[name] = figures
+        return out
 
     def all_figures(self) -> list[Figures]:
         """Every session's figures, the folded ones as one aggregate (for the overall figures)."""
@@ -188,7 +207,7 @@ def fold(total: Figures, part: Figures, rng: random.Random) -> None:
 
 def as_dict(figures: Figures) -> dict[str, Any]:
     return {
-        "version": figures.version,
+        "version": mask_field(figures.version),
         "methods": method_rows(figures),
         "errors_by_code": [{"method": m, "code": c, "count": n} for (m, c), n in sorted(
             figures.error_codes.items(), key=lambda item: (-item[1], str(item[0])))],

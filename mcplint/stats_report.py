@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from mcplint.excerpt import mask_field
 from mcplint.stats import Figures, fmt_seconds, method_rows
 
 
@@ -33,7 +34,7 @@ def _table(figures: Figures) -> str:
 def render_tables(overall: Figures, sessions: dict[str, Figures], summary) -> str:
     parts = []
     for name, figures in sessions.items():
-        parts.append(f"{name} ({figures.version or 'version unknown'})\n{_table(figures)}")
+        parts.append(f"{name} ({mask_field(figures.version) or 'version unknown'})\n{_table(figures)}")
     parts.append(f"Overall: {summary.files} file(s), {len(sessions)} session(s), {summary.records} records\n"
                  f"{_table(overall)}")
     return "\n\n".join(parts)

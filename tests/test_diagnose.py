@@ -91,10 +91,11 @@ def test_stall_details():
     assert d["timeouts"][0]["signature"].startswith("cancelled with reason")
 
 
-def test_markdown_redacts_personal_data():
-    markdown = CliRunner().invoke(main, ["diagnose", "--output-format", "markdown",
-                                         "samples/stalled-initialize.mcplog"]).output
-    assert "/Users/sam/" not in markdown and "/Users/user-" in markdown
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_every_format_masks_personal_data(fmt):
+    output = CliRunner().invoke(main, ["diagnose", "--output-format", fmt,
+                                       "samples/stalled-initialize.mcplog"]).output
+    assert "/Users/sam/" not in output and "/Users/[REDACTED]/" in output
 
 
 def test_healthy_sessions_beyond_the_limit_are_counted_not_kept(monkeypatch, tmp_path):

@@ -358,7 +358,7 @@ def test_duplicate_keys_and_cut_lines_are_still_redacted():
 
 
 def test_ids_and_methods_without_secrets_are_never_touched():
-    for rid in ("req-42", "3f2c9a8b-7e6d-4c5b-8a49-1e2f3a4b5c6d", "4111111111111111", "2026-05-01T12:00:00Z",
+    for rid in ("req-42", "3f2c9a8b-7e6d-4c5b-8a49-1e2f3a4b5c6d", "1767225600123", "2026-05-01T12:00:00Z",
                 "e83c5163316f89bfbde7d9ab23ca2e25604af290", "01HV6Z1X6G7Q2W3E4R5T6Y7U8I", 7, 0, None):
         for method in ("auth/password", "tools/call", "notifications/progress", "x-acme/token-refresh"):
             line = j({"jsonrpc": "2.0", "id": rid, "method": method, "params": {"_meta": {"progressToken": rid}}})

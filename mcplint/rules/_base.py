@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from mcplint import protocol
-from mcplint.excerpt import excerpt_of
+from mcplint.excerpt import excerpt_of, redact_finding
 from mcplint.model import ORDER_UNCERTAIN, Finding, Kind, Record, Related, Severity
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ class Rule:
         level: str | None = None,
         spec: str | None = None,
     ) -> Finding:
-        """Build a finding located at ``record``.
+        """Build a finding located at ``record``, masked for output (``mcplint.excerpt``).
 
         ``level`` and ``spec`` override the rule's spec keyword and cited section for this
         finding (e.g. MUST from 2025-06-18, SHOULD before).
@@ -122,7 +122,7 @@ class Rule:
         cited = protocol.nearest_known(version, session.modern if session is not None else None)
         page, _, section = protocol.spec_page(cited, spec or self.spec).partition(" §")
         anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-        return Finding(
+        return redact_finding(Finding(
             code=self.code,
             name=self.name,
             severity=severity or self.severity,
@@ -141,7 +141,7 @@ class Rule:
             hint=hint if hint is not None else (self.hint or None),
             excerpt=excerpt_of(record),
             related=[_related(r, note, record) for r, note in related],
-        )
+        ))
 
     @staticmethod
     def _party(record: Record, party: str) -> str | None:
