@@ -181,7 +181,6 @@ KEY_LINES = ("issue 14: redact/formats.py, unowned (task B?): a private key prin
              "after its first line in transcript '# stderr:' comments, mcpsnoop stderr (PuTTY), VS Code entries")
 #: (row, place) -> reason.
 XFAIL: dict[tuple[str, str], str] = {
-    ("card-compact", "id"): B_IDS,
     **{(row, "split-stderr"): B_SPLIT for row in ("password-prose", "session-uuid", "sensitive-key", "private-key")},
     **{(row, "har-query"): URL_FORM for row in ("password-prose", "session-uuid", "bearer", "basic", "phone",
                                                 "private-key")},
@@ -193,11 +192,7 @@ XFAIL: dict[tuple[str, str], str] = {
     ("private-key", "host-log"): KEY_LINES,
 }
 #: format -> reason, for the structure test.
-XFAIL_STRUCTURE: dict[str, str] = {
-    "go-sdk-log": ("issue 14: redact/formats.py LineHandler, unowned: a 'read:' line holding a percent-encoded PuTTY "
-                   "key opens a key block, and the next 'read:'/'write:' lines (shaped like 'Name: value' key "
-                   "headers) become placeholders"),
-}
+XFAIL_STRUCTURE: dict[str, str] = {}
 
 
 def _reason(row: str, place: str) -> str | None:
