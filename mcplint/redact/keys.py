@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from mcplint.redact.placeholders import PLACEHOLDER_RE
+
 STRONG, FUZZY = "strong", "fuzzy"
 
 _NORMALIZE = re.compile(r"[^a-z0-9]+")
@@ -127,7 +129,10 @@ class KeyClassifier:
         cached = self._cache.get(name, 0)
         if cached != 0:
             return cached  # type: ignore[return-value]
-        result = self._judge(normalize(name)) if len(name) <= 128 and not name.startswith("[REDACTED") else None
+        # a placeholder in a name (a key redacted by an earlier pass) stands for the value it hid,
+        # not for its kind ("Bearer [REDACTED:bearer-token:...]" is not a "bearertoken" name)
+        bare = PLACEHOLDER_RE.sub("x", name) if "[REDACTED" in name else name
+        result = self._judge(normalize(bare)) if len(name) <= 128 and not name.startswith("[REDACTED") else None
         if len(self._cache) > 50_000:
             self._cache.clear()
         self._cache[name] = result

@@ -53,7 +53,8 @@ _NUMBER_CONTEXT = rx("number-context", r"(?:(?<![A-Za-z])(?i:id|ids|ts|time|time
                                        r"|offset|epoch|snowflake)|(?<=[a-z])(?:Id|ID|Ids|IDs|Ts|Time|Timestamp|Ms|Count"
                                        r"|Size|Nonce|Seq))[\s:=#\"'()\[\]-]{0,4}$")
 _KEY_WORDS = rx("key-words", r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-IBAN = rx("iban", r"(?<![A-Za-z0-9])([A-Z]{2})(\d{2})( ?)[A-Z0-9]{4}")
+_IBAN_BEFORE = rx("iban-before", r"[A-Z]{2}\d{2}[ -]$")
+IBAN = rx("iban", r"(?<![A-Za-z0-9])([A-Z]{2})(\d{2})(?=( ?)[A-Z0-9]{4})")
 #: IBAN length per country (ISO 13616 registry).
 IBAN_LENGTHS = {
     "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BI": 27, "BR": 29,
@@ -65,6 +66,12 @@ IBAN_LENGTHS = {
     "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24,
     "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
     "YE": 30,
+}
+#: IBAN length -> (compact body, body in groups of four) after the country code and check digits
+_IBAN_BODIES = {
+    n: (rx(f"iban-{n}", f"[A-Z0-9]{{{n - 4}}}"),
+        rx(f"iban-{n}-spaced", f"(?: [A-Z0-9]{{4}}){{{(n - 4) // 4}}}" + (f" [A-Z0-9]{{{(n - 4) % 4}}}" if (n - 4) % 4 else "")))
+    for n in sorted(set(IBAN_LENGTHS.values()))
 }
 IPV4 = rx("ipv4", r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
                   r"(?![\w]|\.\d)")
@@ -186,8 +193,8 @@ def _cards(text: str, spans: list[Span], key: str | None) -> None:
             end = m.start() + raw.rindex(m.group(1))  # a number after the card: 4111 1111 1111 1111 2024
             raw = text[m.start():end]
             digits = raw.replace(m.group(1), "")
-        if not is_card_number(digits):
-            continue
+        if not is_card_number(digits) or (raw != digits and _IBAN_BEFORE.match(text, max(0, m.start() - 5), m.start())):
+            continue  # (groups of an IBAN-shaped number are not a card)
         if raw == digits and (_number_key(key) or _NUMBER_CONTEXT.search(text, max(0, m.start() - 24), m.start())):
             continue
         spans.append(Span(m.start(), end, "card", digits, PERSONAL))
@@ -213,35 +220,18 @@ def iban_ok(iban: str) -> bool:
 
 
 def _ibans(text: str, spans: list[Span]) -> None:
-    """Each candidate is read to exactly its country's length: groups of four separated by
-    single spaces, or compact."""
+    """Each candidate is read to exactly its country's length, compact or in groups of four."""
     n = len(text)
     for m in IBAN.finditer(text):
         length = IBAN_LENGTHS.get(m.group(1))
         if length is None:
             continue
-        spaced = bool(m.group(3))
-        chars = [m.group(1), m.group(2)]
-        count = 4
-        i = m.start(3)
-        while count < length and i < n:
-            if spaced and count % 4 == 0:
-                if text[i] != " ":
-                    break
-                i += 1
-                if i >= n:
-                    break
-            c = text[i]
-            if not ("0" <= c <= "9" or "A" <= c <= "Z"):
-                break
-            chars.append(c)
-            count += 1
-            i += 1
-        if count != length or (i < n and text[i].isalnum()):
+        body = _IBAN_BODIES[length][1 if m.group(3) else 0].match(text, m.end(2))
+        if body is None or (body.end() < n and text[body.end()].isalnum()):
             continue
-        iban = "".join(chars)
+        iban = m.group(1) + m.group(2) + body.group().replace(" ", "")
         if iban_ok(iban):
-            spans.append(Span(m.start(), i, "iban", iban, PERSONAL))
+            spans.append(Span(m.start(), body.end(), "iban", iban, PERSONAL))
 
 
 def _ipv4(text: str, spans: list[Span]) -> None:

@@ -9,9 +9,10 @@ still caught; precision comes from the prefix. Rules without a usable prefix (``
 secrets, Telegram bot tokens) are "scan" rules: a literal must occur, then the regex scans.
 
 JWTs are the one family whose first part has no useful bound: a header carrying an ``x5c``
-certificate chain is kilobytes long. Their rule starts only where a token run starts (or, after
-``-``/``_``, reads at most 1024 characters of header), and :func:`find` skips the ``eyJ``
-positions inside a run it has already judged, so 1 MB of ``eyJeyJ...`` is read once.
+certificate chain is kilobytes long. Their rule starts where a token run starts, or after
+``-``/``_`` with a header that stops at the next ``-eyJ``/``_eyJ``; :func:`find` skips the
+``eyJ`` positions inside a run it has already judged from its start. Each character is read a
+bounded number of times, so 1 MB of ``eyJeyJ...`` or ``x-eyJ-eyJ...`` stays linear.
 
 Every rule carries a ``sample`` generator for the tests: tokens are built at run time from a
 prefix and a random body, so the repository never holds a contiguous token literal.
@@ -218,7 +219,7 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("mailgun-key", (), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])",
               lambda r: "ke" + "y-" + body(r, HEX, 32), extend=False, quick="key-"),
     # generic shapes with a fixed signature
-    TokenRule("jwt", ("eyJ",), r"(?:(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+|(?<=[_-])eyJ[A-Za-z0-9_-]{8,1024}+)"
+    TokenRule("jwt", ("eyJ",), r"(?:(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+|(?<=[_-])eyJ(?:[A-Za-z0-9]|[_-](?!eyJ)){8,}+)"
               r"\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample, window=None),
     TokenRule("private-key", ("-----BEGIN ",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
               _pem_sample, extend=False, finish=_pem_end),
@@ -255,12 +256,8 @@ def find(text: str) -> list[Span]:
                     continue
                 hit = regex.match(text, p)
                 if hit is None:
-                    # every later start in the run fails the same way, unless this one was cut
-                    # by the 1024-character bound of a header after "-" or "_"
-                    inner = p and text[p - 1] in "-_"
-                    run_end = _URLSAFE_RUN.match(text, p, p + 1030 if inner else len(text)).end()
-                    if not inner or run_end - p < 1030:
-                        judged = run_end
+                    if not p or text[p - 1] not in "-_":
+                        judged = _URLSAFE_RUN.match(text, p).end()  # every later start fails the same way
                     continue
             else:
                 hit = regex.match(text, p, p + rule.window)
