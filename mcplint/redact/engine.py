@@ -92,7 +92,7 @@ KINDS: frozenset[str] = (providers.KINDS | credentials.KINDS | urls.KINDS | pers
 SCHEMA_KEYS = frozenset({"inputSchema", "outputSchema", "requestedSchema", "jsonSchema", "$defs", "definitions"})
 ENV_KEYS = frozenset({"env", "environment"})
 #: A JSON object without any of these members says nothing about its strings (see ``_Walk._push``).
-_SPECIAL_MEMBERS = frozenset({"jsonrpc", "method", "type", "blob", "value", "action"})
+_SPECIAL_MEMBERS = frozenset({"jsonrpc", "method", "type", "blob", "value", "action", "result", "error"})
 #: Members of a JSON-RPC message that identify it, and members anywhere that repeat a request
 #: id or name a request's handle: kept unless they hold a secret, then pseudonymised whole.
 EXEMPT_KEYS = frozenset({"jsonrpc", "id", "method"})
@@ -108,6 +108,10 @@ _COLON_GAP = rx("colon-gap", r"\s{0,64}:\s{0,64}")
 _BORING_RUN = rx("boring-run", r"[0-9a-fA-F-]+|[a-z0-9/_-]+")
 _JSON_DECODER = json.JSONDecoder()
 
+#: A line with this many ``"text`` (two text blocks: ``"type":"text","text":``, escaped or not)
+#: takes the full path even when the prefilter finds nothing: a secret may be cut between blocks.
+_TEXT_MEMBER = '"text'
+_CUT_TEXT_MEMBERS = 4
 #: Lines longer than this that hold a long base64 run skip the prefilter (image payloads).
 LONG_LINE = 8192
 _LONG_B64 = rx("long-base64", r"[A-Za-z0-9+/]{4096}")
@@ -232,7 +236,8 @@ class Redactor:
             return self._document(text, 0)
         if self.scanned:
             self.scanned = False
-        elif not self.prefilter(text.encode("utf-8", "surrogatepass"), string=False):
+        elif not self.prefilter(text.encode("utf-8", "surrogatepass"), string=False) \
+                and text.count(_TEXT_MEMBER) < _CUT_TEXT_MEMBERS:
             return text
         # a string holding most of this line (the "raw" of a capture record) is not tested again
         self._hot = len(text) // 2 or 1
@@ -245,7 +250,13 @@ class Redactor:
         """Indices of the lines of ``block`` (UTF-8, line ``i`` at ``block[starts[i]:starts[i + 1] - 1]``)
         that :meth:`redact_line` could change, lines longer than :data:`LONG_LINE` left out;
         None when every line could."""
-        return self.prefilter.lines(block, starts, LONG_LINE) if isinstance(self.prefilter, Prefilter) else None
+        if not isinstance(self.prefilter, Prefilter):
+            return None
+        lines = self.prefilter.lines(block, starts, LONG_LINE)
+        if block.count(b'"text') >= _CUT_TEXT_MEMBERS:
+            lines.update(i for i in range(len(starts) - 1)
+                         if block.count(b'"text', starts[i], starts[i + 1]) >= _CUT_TEXT_MEMBERS)
+        return lines
 
     def redact_text(self, text: str) -> str:
         """A multi-line text, line by line (line count and line endings kept)."""
@@ -273,7 +284,8 @@ class Redactor:
             pass  # a payload (JSON with an image, a base64 text): no prefilter, straight to structure
         elif self._hot and len(value) >= self._hot:
             self._hot = 0  # most of a line that just passed the prefilter
-        elif not self.prefilter(value.encode("utf-8", "surrogatepass")):
+        elif not self.prefilter(value.encode("utf-8", "surrogatepass")) \
+                and (len(value) < 64 or value.count(_TEXT_MEMBER) < _CUT_TEXT_MEMBERS):
             if len(value) <= 64 and (key is None or "version" not in key.lower()):
                 if len(self._clean) >= _CLEAN_CACHE:
                     self._clean.clear()
@@ -325,12 +337,12 @@ class Redactor:
         return self._render(kind, value, whole=True)
 
     def _identifier_kind(self, value: str, depth: int) -> str:
-        """The kind of the first thing :meth:`redact_string` would redact in ``value``, "" when none.
-        Judged as a value under ``id`` wherever it stands (digits under an id are no card number)."""
+        """The kind of the first thing :meth:`redact_string` would redact in ``value`` as free text
+        (wherever it stands, so that every copy gets the same answer), "" when none."""
         outer, self._emitted = self._emitted, []
         counting, self.counting = self.counting, False
         try:
-            changed = self.redact_string(value, depth, "id") != value
+            changed = self.redact_string(value, depth) != value
             kinds = [kind for kind, _ in self._emitted]
         finally:
             self._emitted, self.counting = outer, counting
@@ -344,8 +356,9 @@ class Redactor:
         two parts, or a value whose name ends the part before. Per part, the spans to force
         (each piece of a cut secret becomes the placeholder of the whole); None when nothing.
 
-        A part that ends with a complete secret is not continued into the next one (``...token
-        ghp_x`` then ``Done``): only a provider token shorter than its kind's tokens is."""
+        What a part shows on its own up to its end is not continued into the next part (``...
+        password=x`` then ``Done``), unless the concatenation shows a provider token there and the
+        part alone showed less: another kind, or a token shorter than the tokens of its rule."""
         joined = "".join(parts)
         if len(joined) < 4 or not self.prefilter(joined.encode("utf-8", "surrogatepass")):
             return None
@@ -366,9 +379,9 @@ class Redactor:
                 if not any(o.start < s.end - lo and s.start - lo < o.end for o in own[k]):
                     out[k].append(self._piece(s, s.start - lo, s.end - lo, True))
                 continue
-            if any(o.end == hi - lo and o.start < s.end - lo and _complete(parts[k][o.start:o.end], o)
-                   for o in own[k]):
-                continue
+            reach = [o for o in own[k] if o.end == hi - lo and o.start < s.end - lo]
+            if reach and (s.rank != PROVIDER or any(_whole_token(parts[k][o.start:o.end], o) for o in reach)):
+                continue  # the part ends with a whole secret: what follows is not more of it
             first = True
             for j in range(k, len(parts)):
                 a, b = max(s.start, starts[j]), min(s.end, starts[j + 1])
@@ -864,7 +877,8 @@ class _Walk:
             self.stack.append(_Frame(True, value, iter(value.items()), ctx))
         elif type(value) is dict:
             eng = self.eng
-            if "jsonrpc" in value or (type(value.get("method")) is str and ("id" in value or "params" in value)):
+            if "jsonrpc" in value or (type(value.get("method")) is str and ("id" in value or "params" in value)) \
+                    or ("id" in value and ("result" in value or "error" in value)):
                 ctx.msg = True
                 self._message(value, ctx)
             t = value.get("type")
@@ -1020,11 +1034,11 @@ class _Walk:
             return None
 
 
-def _complete(text: str, span: Span) -> bool:
+def _whole_token(text: str, span: Span) -> bool:
     """Whether ``text``, found on its own at the end of a part (see :meth:`Redactor.split_spans`),
-    is a whole secret: anything but a provider token shorter than the tokens of its rule."""
+    is a whole provider token: as long as the tokens of its rule."""
     if span.rank != PROVIDER:
-        return True
+        return False
     by_prefix, by_kind = _token_lengths()
     for prefix, n in by_prefix:
         if text.startswith(prefix):

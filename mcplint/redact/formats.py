@@ -152,12 +152,14 @@ class LineHandler:
         return text[:len(text) - len(free)] + new
 
     def _line(self, text: str) -> str:
+        m = self.TEXT_PREFIX.match(text) if self.TEXT_PREFIX is not None else None
+        head, body = (text[:m.end()], text[m.end():]) if m is not None else ("", text)
         if self._pem:
-            if _KEY_LINE.fullmatch(text):
-                return self._pem_line(text)
+            if _key_line(body):
+                return head + self._pem_line(body)
             self._pem = False
         out = self.redactor.redact_line(text)
-        self._pem = _opens_key(text) and text.lstrip()[:1] not in ("{", "[")
+        self._pem = _opens_key(body) and JSON_START.search(body) is None
         return out
 
     def _pem_line(self, text: str) -> str:
@@ -205,6 +207,12 @@ def _set_member(text: str, key: str, old: str, new: str) -> str:
 _COLON = rx("member-colon", r"\s{0,64}:")
 
 
+def _key_line(text: str) -> bool:
+    """A line that may belong to a key block: base64, a ``Name: value`` header (PuTTY, encrypted
+    PEM), the END line, or blank (the line after the headers of an encrypted PEM key)."""
+    return not text.strip() or (_KEY_LINE.fullmatch(text) is not None and JSON_START.search(text) is None)
+
+
 def _opens_key(text: str) -> bool:
     """A PEM or PuTTY private key starts on this line and does not end on it."""
     m = _PEM_BEGIN.search(text)
@@ -231,7 +239,7 @@ class CaptureHandler(LineHandler):
     def _line(self, text: str) -> str:
         if self._pem:
             raw = _stderr_raw(text)
-            if raw is not None and _KEY_LINE.fullmatch(raw):
+            if raw is not None and _key_line(raw):
                 new = self._pem_line(raw)
                 if new == raw:
                     return text
@@ -319,12 +327,14 @@ class JsonLinesHandler(LineHandler):
 
 
 _VSCODE_STDERR = rx("vscode-stderr", r"^(.*?\[server stderr\] ?)(.*)$")
+_VSCODE_ENTRY = rx("vscode-entry", r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? \[[a-z]{1,10}\] ")
 
 
 class VscodeHandler(LineHandler):
     """VS Code's MCP output channel: a private key the server prints to stderr line by line is
     redacted after each line's ``... [warning] [server stderr] `` prefix, which stays; the text
-    of a stderr line follows that prefix."""
+    of a stderr line follows that prefix. A key in a host entry (``[error] Error starting server
+    x: -----BEGIN ...``) continues on the entry's lines without a time stamp."""
 
     def _free(self, text: str) -> str | None:
         m = _VSCODE_STDERR.match(text) if "[server stderr]" in text else None
@@ -333,7 +343,8 @@ class VscodeHandler(LineHandler):
     def _line(self, text: str) -> str:
         m = _VSCODE_STDERR.match(text)
         if m is None:
-            self._pem = False  # a key block ends with the stderr lines that carry it
+            if _VSCODE_ENTRY.match(text):
+                self._pem = False  # a key block ends with the entry that carries it
             return super()._line(text)
         return m.group(1) + super()._line(m.group(2))
 
@@ -377,9 +388,9 @@ class McpsnoopHandler(LineHandler):
         return text[:m.end()] + self.redactor.redact_line("{" + text[m.end():])[1:]
 
     def _line(self, text: str) -> str:
-        stderr = _snoop_stderr(text) if (self._pem or "PRIVATE KEY" in text) else None
+        stderr = _snoop_stderr(text) if (self._pem or "PRIVATE KEY" in text or "PuTTY-User-Key-File-" in text) else None
         if self._pem:
-            if stderr is None:
+            if stderr is None or not _key_line(stderr):
                 self._pem = False
                 return self._envelope(text)
             new = self._pem_line(stderr)
@@ -389,9 +400,7 @@ class McpsnoopHandler(LineHandler):
             envelope["text"] = new
             return self._envelope(orjson.dumps(envelope).decode("utf-8"))  # the other members too
         out = self._envelope(text)
-        if stderr is not None:
-            m = _PEM_BEGIN.search(stderr)
-            self._pem = m is not None and "-----END" not in stderr[m.end():]
+        self._pem = stderr is not None and _opens_key(stderr)
         return out
 
 
