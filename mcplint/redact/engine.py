@@ -226,6 +226,8 @@ class Redactor:
         #: line's :meth:`redact_line` does not run the prefilter again.
         self.scanned = False
         self._elicit: OrderedDict[Any, dict] = OrderedDict()
+        for name in EXEMPT_KEYS | ID_KEYS:  # known to the walk's shortcut for clean values (see _Walk.run)
+            self.keys.classify(name)
         extra = tuple(self.known.triggers) + tuple(t for r in self.user_rules for t in r.triggers)
         self.prefilter = Prefilter(extra, personal=self.personal)
 
@@ -253,9 +255,14 @@ class Redactor:
         if not isinstance(self.prefilter, Prefilter):
             return None
         lines = self.prefilter.lines(block, starts, LONG_LINE)
-        if block.count(b'"text') >= _CUT_TEXT_MEMBERS:
-            lines.update(i for i in range(len(starts) - 1)
-                         if block.count(b'"text', starts[i], starts[i + 1]) >= _CUT_TEXT_MEMBERS)
+        member = _TEXT_MEMBER.encode()
+        pos = block.find(member)
+        while pos >= 0:  # the lines with two text blocks (see redact_line)
+            end = block.find(b"\n", pos)
+            end = len(block) if end < 0 else end
+            if block.count(member, pos, end) >= _CUT_TEXT_MEMBERS:
+                lines.add(bisect_right(starts, pos) - 1)
+            pos = block.find(member, end)
         return lines
 
     def redact_text(self, text: str) -> str:
@@ -907,6 +914,8 @@ class _Walk:
     def _split_blocks(self, items: list) -> dict[int, list[Span]] | None:
         """Forced spans (:meth:`Redactor.split_spans`) of each run of adjacent ``{"type": "text",
         "text": ...}`` blocks of an array, by index; None when nothing is cut between them."""
+        if type(items[0]) is not dict:
+            return None  # not an array of content blocks
         out: dict[int, list[Span]] | None = None
         run: list[int] = []
         for i, item in enumerate(itertools.chain(items, (None,))):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
 import orjson
@@ -85,20 +86,27 @@ class LineHandler:
         :meth:`release` gives back first), except those of :meth:`to_feed`."""
         return not self._pem
 
-    def to_feed(self, lines: list[bytes]) -> Iterable[int]:
-        """Indices of ``lines`` (raw, without newline) to feed even when the prefilter finds nothing
-        in them: both text lines of a pair whose concatenation it fires on (the held line before
-        the block counts), and the last line when it is text (the next block may continue it)."""
+    def to_feed(self, lines: list[bytes], block: bytes = b"", starts: Sequence[int] = ()) -> Iterable[int]:
+        """Indices of ``lines`` (raw, without newline; ``block[starts[i]:]`` starts line ``i``) to
+        feed even when the prefilter finds nothing in them: both text lines of a pair whose
+        concatenation it fires on (the held line before the block counts), and the last line
+        when it is text (the next block may continue it)."""
         out = []
-        prev = self._held.free if self._held is not None else None
-        for i, raw in enumerate(lines):
-            free = self._free_bytes(raw)
-            if free is not None and prev is not None and self._may_join(prev, free):
+        prev_i, prev = (-1, self._held.free) if self._held is not None else (-2, None)
+        for i in self._maybe_text(lines, block, starts):
+            free = self._free_bytes(lines[i])
+            if free is None:
+                continue
+            if prev_i == i - 1 and self._may_join(prev, free):
                 out.extend((i - 1, i) if i else (i,))
-            prev = free
-        if prev is not None and lines:
-            out.append(len(lines) - 1)
+            prev_i, prev = i, free
+        if prev_i == len(lines) - 1 >= 0:
+            out.append(prev_i)
         return out
+
+    def _maybe_text(self, lines: list[bytes], block: bytes, starts: Sequence[int]) -> Iterable[int]:
+        """Indices of the lines of a block that may be text lines, in order."""
+        return range(len(lines))
 
     # -- text lines --------------------------------------------------------------------------------
     def _join(self, text: str) -> list[str]:
@@ -182,6 +190,19 @@ _KEY_LINE = rx("key-line", r"[ \t]{0,8}(?:[A-Za-z0-9+/=]{1,4096}|[A-Za-z][A-Za-z
                            r"|-----END [A-Z0-9 ]{0,40}-----[^\r\n]{0,4096})\r?")
 
 
+def _lines_with(literal: bytes, lines: list[bytes], block: bytes, starts: Sequence[int]) -> list[int]:
+    """Indices of the lines that hold ``literal``, in order (one search of the block when given)."""
+    if not starts:
+        return [i for i, line in enumerate(lines) if literal in line]
+    out: list[int] = []
+    pos = block.find(literal)
+    while pos >= 0:
+        i = bisect_right(starts, pos) - 1
+        out.append(i)
+        pos = block.find(literal, starts[i + 1])
+    return out
+
+
 def _plain(text: str | None) -> str | None:
     """``text`` when it is free text worth joining (not blank, no JSON in it), else None."""
     if text is None or not text.strip() or JSON_START.search(text):
@@ -232,6 +253,9 @@ class CaptureHandler(LineHandler):
 
     def _free_bytes(self, raw: bytes) -> str | None:
         return super()._free_bytes(raw) if b'"stderr"' in raw else None
+
+    def _maybe_text(self, lines: list[bytes], block: bytes, starts: Sequence[int]) -> Iterable[int]:
+        return _lines_with(b'"stderr"', lines, block, starts)
 
     def _with_free(self, text: str, free: str, new: str) -> str:
         return _set_member(text, "raw", free, new)
@@ -309,9 +333,9 @@ class JsonLinesHandler(LineHandler):
     def idle(self) -> bool:
         return not self._group and not self._pem
 
-    def to_feed(self, lines: list[bytes]) -> Iterable[int]:
+    def to_feed(self, lines: list[bytes], block: bytes = b"", starts: Sequence[int] = ()) -> Iterable[int]:
         opening = [i for i, line in enumerate(lines) if line.lstrip()[:1] in (b"{", b"[")]  # may open a group
-        return opening + list(super().to_feed(lines))
+        return opening + list(super().to_feed(lines, block, starts))
 
     def _close(self) -> list[str]:
         group, self._group = self._group, []
@@ -377,6 +401,9 @@ class McpsnoopHandler(LineHandler):
 
     def _free_bytes(self, raw: bytes) -> str | None:
         return super()._free_bytes(raw) if b'"stderr"' in raw else None
+
+    def _maybe_text(self, lines: list[bytes], block: bytes, starts: Sequence[int]) -> Iterable[int]:
+        return _lines_with(b'"stderr"', lines, block, starts)
 
     def _with_free(self, text: str, free: str, new: str) -> str:
         return _set_member(text, "text", free, new)
@@ -623,7 +650,7 @@ def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, inp
         if changing is None:
             todo: Iterable[int] = range(len(parts))
         else:
-            todo = set(changing).union(handler.to_feed(parts))
+            todo = set(changing).union(handler.to_feed(parts, block, starts))
             if max(map(len, parts), default=0) > LONG_LINE:
                 todo.update(i for i, part in enumerate(parts) if len(part) > LONG_LINE)
             todo = sorted(todo)
