@@ -452,4 +452,4 @@ def test_adversarial_runs_take_linear_time(piece):
     """Time for 1 MB over time for 512 KB stays near 2 (a quadratic scan gives 4)."""
     half, full = ((piece * (n // len(piece) + 1))[:n] for n in (512 * 1024, 1024 * 1024))
     t_half, t_full = _best_time(half), _best_time(full)
-    assert t_full < max(3.0 * t_half, 0.05), (piece, t_half, t_full)
+    assert t_full < max(3.0 * t_half, 0.25), (piece, t_half, t_full)

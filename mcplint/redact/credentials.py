@@ -87,6 +87,7 @@ _SESSION = rx("session-value", r"(?:[ \t]{1,4}(?i:id))?(?=[ \t:=#])[ \t]{0,2}[:=
                                r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Za-z_.~+/=-])"
                                r"|[A-Za-z0-9_.~+/=-]{16,1024}+)")
 SSN = rx("ssn", r"(?<![\w.+/-])(?<!\d )(\d{3})([ -]?)(\d{2})\2(\d{4})(?![\w/-]|\.\d| \d)")
+_ZEROS = str.maketrans("0123456789", "0000000000")
 _SSN_CONTEXT = rx("ssn-context", r"(?i:\bssn|social[ \t]{1,4}security)[^\n]{0,24}$")
 
 
@@ -140,8 +141,11 @@ def find(text: str, keys: KeyClassifier) -> list[Span]:
         done = _around(text, hit.start(), hit.end(), word, keys, spans)
     if schemes:
         _auth(text, spans)
-    if len(text) >= 9 and ("-" in text or " " in text or "ssn" in (low or text.lower())):
-        _ssns(text, low, spans)
+    if len(text) >= 9:
+        zeros = text.translate(_ZEROS)
+        if "000-00-0000" in zeros or "000 00 0000" in zeros or (
+                "000000000" in zeros and ("ssn" in (low or text.lower()) or "social" in (low or text.lower()))):
+            _ssns(text, spans)
     return spans
 
 
@@ -260,7 +264,7 @@ def _session(text: str, right: int, spans: list[Span]) -> int | None:
     return m.end(1)
 
 
-def _ssns(text: str, low: str | None, spans: list[Span]) -> None:
+def _ssns(text: str, spans: list[Span]) -> None:
     for m in SSN.finditer(text):
         area, sep, group, serial = m.groups()
         if area == "000" or area == "666" or area >= "900" or group == "00" or serial == "0000":

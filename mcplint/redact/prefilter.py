@@ -69,7 +69,7 @@ PLAIN_WORDS = (
     "private-key", "/users/", "/home/", "\\users\\", "data:", "-----begin", "putty-user-key-file-", "github_pat_",
     "hooks.slack.com/", "discord.com/api/webhooks/", "discordapp.com/api/webhooks/", "sb_secret_", "api_org_",
     "age-secret-key-1", "lin_api_", "q~", ":aa", ".atlasv1.", "://", ":\\/\\/", "_pwd", "_pass", "_pat",
-    'sig"', "sig\\", "sig=", "elicitation/create", "social security",
+    'sig"', "sig\\", "sig=", "elicitation/create", "social security", "1//",
 )
 #: Words that must not be followed by these (``tokens``, ``keyboard``, ``author``, ``path``).
 CONTEXT_WORDS = {
@@ -140,8 +140,8 @@ def _build(extra: tuple[str, ...], personal: bool):
     line = ahocorasick_rs.BytesAhoCorasick(words[:len(kinds)], implementation=dfa)
     string = ahocorasick_rs.BytesAhoCorasick(words, implementation=dfa)
     heads = _benign_heads()
-    context = [(re.compile(CONTEXT_WORDS[w]), heads[w]) if k == CONTEXT else None
-               for w, k in zip(words, kind, strict=True)]
+    context = [(re.compile(CONTEXT_WORDS[w]), heads[w], _bounded(heads[w]), frozenset(heads[w])) if k == CONTEXT
+               else None for w, k in zip(words, kind, strict=True)]
     return line, string, kind, [exact.get(w, ()) for w in words], context
 
 
@@ -215,8 +215,11 @@ class Prefilter:
             if kind == PLAIN or kind == EXTRA:
                 return True
             if kind == CONTEXT:
-                after, heads = self.context[index]
-                if after.match(folded, end) and not _benign_name(folded, heads, lo, start):
+                after, heads, bounded, whole = self.context[index]
+                # an ordinary name (``progressToken``) is the whole name: what stands before its
+                # head is one of _BOUNDARIES, or nothing
+                if after.match(folded, end) and not (folded.endswith(heads, lo, start) and (
+                        folded.endswith(bounded, lo, start) or folded[lo:start] in whole)):
                     return True
             elif kind == PROVIDER:
                 if _starts_word(folded, start) and data.startswith(self.exact[index], start):
@@ -248,13 +251,14 @@ def _starts_word(folded: bytes, start: int) -> bool:
     return not folded[start - 1:start].isalnum() or folded[start - 2:start - 1] == b"\\"
 
 
-def _benign_name(folded: bytes, heads: tuple[bytes, ...], lo: int, start: int) -> bool:
-    """The word ending at ``start`` completes an ordinary name that starts a word (``progressToken``;
-    ``authorprogressToken`` is another name, which ``keys`` judges sensitive)."""
-    for head in heads:
-        if folded.endswith(head, lo, start) and _starts_word(folded, start - len(head)):
-            return True
-    return False
+#: What may stand before an ordinary name such as ``progressToken``: a quote (a JSON key), a tab or
+#: an escaped newline or tab. Not ``_``, ``-``, ``.`` or a space: ``keys`` reads ``my_progressToken``
+#: and ``my progressToken`` as one name, a sensitive one.
+_BOUNDARIES = (b'"', b"'", b"\t", b"\\n", b"\\t")
+
+
+def _bounded(heads: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    return tuple(boundary + head for head in heads for boundary in _BOUNDARIES)
 
 
 def _card_run(data: bytes, folded: bytes, start: int, hi: int) -> bool:

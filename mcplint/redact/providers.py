@@ -146,10 +146,10 @@ RULES: tuple[TokenRule, ...] = (
     _simple("google-oauth-token", "ya29.", r"[A-Za-z0-9_-]{10,}", URLSAFE, 120),
     _simple("google-oauth-client-secret", "GOCSPX-", r"[A-Za-z0-9_-]{10,}", URLSAFE, 28),
     # OAuth refresh tokens (gcloud credentials, token responses) start with "1//0"; other digits
-    # after "1//" need a longer body ("1//" alone is a shell substitution, ${1//x/y})
-    _simple("google-refresh-token", "1//0", r"[A-Za-z0-9_-]{20,}", URLSAFE, 100),
-    TokenRule("google-refresh-token", tuple(f"1//{d}" for d in "123456789"), r"1//[1-9][A-Za-z0-9_-]{30,}",
-              lambda r: "1//" + str(r.randint(1, 9)) + body(r, URLSAFE, 100)),
+    # after "1//" need a longer body ("1//" alone is a shell substitution, ${1//x/y}). A scan
+    # rule: a digit as the first character of a prefix would make every digit a trigger.
+    TokenRule("google-refresh-token", (), r"(?<![A-Za-z0-9])1//(?:0[A-Za-z0-9_-]{20,}|[1-9][A-Za-z0-9_-]{30,})",
+              lambda r: "1//" + "0" + body(r, URLSAFE, 100), quick="1//"),
     TokenRule("azure-client-secret", (), r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}",
               lambda r: body(r, ALNUM, 3) + "8Q" + "~" + body(r, ALNUM + "_~.-", 34), quick="Q~"),
     _simple("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"), r"[a-f0-9]{16,}", HEX, 64),
