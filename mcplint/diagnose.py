@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from mcplint.analyzer import answered_request
-from mcplint.excerpt import mask_field, mask_id, mask_text, mask_tree, shorten
+from mcplint.excerpt import mask_field, mask_id, mask_session, mask_text, mask_tree, shorten
 from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Kind, Record, id_key
 from mcplint.rules._base import Tracker
@@ -272,7 +272,8 @@ class Diagnosis:
         ids, error texts, stderr lines, reasons...) masked by the output policy (``mcplint.excerpt``);
         the path stays as the user gave it."""
         out = replace(self, **{f.name: mask_tree(getattr(self, f.name)) for f in fields(self)
-                               if f.name not in ("path", "open_requests", "omitted")})
+                               if f.name not in ("path", "session", "open_requests", "omitted")})
+        out.session = mask_session(self.session)
         out.open_requests = [replace(o, method=mask_field(o.method), id=mask_id(o.id)) for o in self.open_requests]
         return out
 

@@ -87,6 +87,16 @@ def mask_field(text: str | None) -> str | None:
     return text if text is None or len(text) < 4 else mask_text(text)
 
 
+def mask_session(label: str | None) -> str | None:
+    """A session label as reports show it (``session <label>``), masked as that text is: a label
+    that is a session id (a UUID or a random token, as ``Mcp-Session-Id`` values and some
+    recorders' session ids are) is a session credential."""
+    if label is None:
+        return None
+    masked = mask_text("session " + label)
+    return masked[8:] if masked.startswith("session ") else masked
+
+
 def mask_id(value: Any) -> Any:
     """A JSON-RPC id (or an error code) as reports show it: unchanged unless it holds a secret,
     then its masked text (a number as well: a card number is a number)."""
@@ -115,14 +125,15 @@ def mask_tree(value: Any) -> Any:
     return value
 
 
-def redact_finding(finding: Finding) -> Finding:
+def redact_finding(finding: Finding, hint: bool = True) -> Finding:
     """Mask what a finding holds from the capture (``finding`` itself, changed in place): its
-    message, hint and related notes (rules quote tool names, ids, error messages, URIs), its
-    ``id``, ``method`` and ``session``. The excerpt is masked when it is made (``excerpt_of``)."""
+    message, hint (unless ``hint`` is False: a rule's own advice) and related notes (rules quote
+    tool names, ids, error messages, URIs), its ``id``, ``method`` and ``session``. The excerpt
+    is masked when it is made (``excerpt_of``)."""
     finding.message = mask_text(finding.message)
-    if finding.hint:
+    if hint and finding.hint:
         finding.hint = mask_text(finding.hint)
-    finding.session = mask_field(finding.session)
+    finding.session = mask_session(finding.session)
     finding.method = mask_field(finding.method)
     finding.id = mask_id(finding.id)
     if finding.related:
@@ -158,20 +169,6 @@ def excerpt_of(record: Record, limit: int = MAX_EXCERPT) -> str:
             text = orjson.dumps(record.msg).decode()
         except TypeError:
             pass
-        else:
-            return shorten(_mask_envelope(record, mask_text(text[:MAX_MASKED])), limit)
     if text is None:
         text = record.text
     return shorten(mask_text(text[:MAX_MASKED]), limit)
-
-
-def _mask_envelope(record: Record, text: str) -> str:
-    """``text`` (the serialized message) with a secret ``id`` or ``method`` masked: the engine
-    keeps a message's own id and method as they are, since they tie requests to responses."""
-    for message in (record, *record.children):
-        for value in (message.id, message.method):
-            if type(value) is str and len(value) >= 4:
-                masked = mask_field(value)
-                if masked != value:
-                    text = text.replace(orjson.dumps(value).decode(), orjson.dumps(masked).decode())
-    return text

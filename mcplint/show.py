@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplint.excerpt import excerpt_of, mask_field, mask_id
+from mcplint.excerpt import excerpt_of, mask_field, mask_id, mask_session
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.rules._base import Tracker, fmt_id
 
@@ -69,7 +69,7 @@ class TimelineCollector(Tracker):
     def commit(self, record: Record, session) -> None:
         if record.parent is not None:
             return  # batch elements: the batch line stands for them
-        row = Row(record.path, mask_field(session.label), record.line, record.t,
+        row = Row(record.path, mask_session(session.label), record.line, record.t,
                   record.direction.value if record.direction else None, record.kind.value,
                   mask_field(record.effective_method), mask_id(record.id) if record.has_id else None,
                   mask_field(_status(record)), excerpt=excerpt_of(record, 100))

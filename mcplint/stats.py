@@ -17,7 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplint.excerpt import mask_field, mask_id
+from mcplint.excerpt import mask_field, mask_id, mask_session
 from mcplint.model import Finding, Kind, Record
 from mcplint.rules._base import Tracker
 
@@ -133,7 +133,7 @@ class StatsCollector(Tracker):
 
     def add_findings(self, findings: list[Finding]) -> None:
         """Count findings per session (findings carry masked session labels)."""
-        by_label = {(path, mask_field(label)): figures for (path, label), figures in self.sessions.items()}
+        by_label = {(path, mask_session(label)): figures for (path, label), figures in self.sessions.items()}
         for finding in findings:
             figures = by_label.get((finding.path, finding.session or ""))
             if figures is None and finding.session and self.folded:
@@ -146,7 +146,7 @@ class StatsCollector(Tracker):
         out: dict[str, Figures] = {}
         for (path, label), figures in self.sessions.items():
             if sum(figures.messages.values()):
-                name = base = f"{path} session {mask_field(label)}"
+                name = base = f"{path} session {mask_session(label)}"
                 while name in out:  # two labels masked alike
                     name = f"{base} #{len(out) + 1}"
                 out[name] = figures

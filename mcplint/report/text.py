@@ -7,7 +7,7 @@ from itertools import groupby
 import click
 from tabulate import tabulate
 
-from mcplint.excerpt import mask_field
+from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
 from mcplint.rules._base import fmt_id
 
@@ -33,7 +33,7 @@ def summary_line(findings, summary) -> str:
 def full(findings, summary, out, color: bool = False) -> None:
     style = click.style if color else (lambda text, **_: text)
     # findings carry masked session labels (mcplint.excerpt); so must the lookup
-    infos = {(path, mask_field(s.label)): s for path, ss in summary.sessions.items() for s in ss}
+    infos = {(path, mask_session(s.label)): s for path, ss in summary.sessions.items() for s in ss}
     for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
         info = infos.get((path, session))
         facts = []

@@ -141,7 +141,7 @@ class Rule:
             hint=hint if hint is not None else (self.hint or None),
             excerpt=excerpt_of(record),
             related=[_related(r, note, record) for r, note in related],
-        ))
+        ), hint=hint is not None)
 
     @staticmethod
     def _party(record: Record, party: str) -> str | None:

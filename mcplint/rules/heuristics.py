@@ -640,9 +640,10 @@ class SecretsInTraffic(Rule):
         if not fresh:
             return ()
         shown = "; ".join(f"{kind} at {path}" for path, kind in fresh[:3])
-        more = f" (and {len(fresh) - 3} more)" if len(fresh) > 3 else ""
-        return [self.report(record, f"Message carries what looks like a credential: {shown}{more} "
-                                    "(each value is reported once per session)")]
+        more = f", and {len(fresh) - 3} more" if len(fresh) > 3 else ""
+        # "credential: <text>" would read as a credential itself to the output masking
+        return [self.report(record, f"Message carries what looks like a credential ({shown}{more}; "
+                                    "each value is reported once per session)")]
 
 
 # -- HX012 mrtr-loop ------------------------------------------------------------------------------
