@@ -229,3 +229,50 @@ def test_capture_redact_uses_the_full_engine():
     line = _j({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes", "arguments": {
         "note": f"{_value('email')} {_value('phone')} {_value('home')} {_value('token')}"}}})
     assert leaks(redact(line, "c2s"), ["email", "phone", "home", "token"]) == {}
+
+
+def test_masked_session_labels_still_group_and_count(inputs, tmp_path):
+    """Reports look sessions up by their masked label: the header keeps its version, stats keep
+    the session's findings."""
+    full = run(["check", "--exit-zero"], inputs["capture"], tmp_path)
+    assert f"{inputs['capture']} — session [REDACTED] ({VERSION})" in full
+    stats = orjson.loads(run(["stats", "--output-format", "json"], inputs["capture"], tmp_path))
+    (figures,) = stats["sessions"].values()
+    assert list(stats["sessions"]) == [f"{inputs['capture']} session [REDACTED]"]
+    assert figures["findings"] == {"error": 1, "warning": 3, "info": 6}
+    assert {row["method"] for row in figures["methods"]} >= {"[REDACTED]", "tools/call", "initialize"}
+
+
+def test_mcplint_own_text_is_not_masked(inputs, tmp_path):
+    """Rule hints are mcplint's advice ("Send Authorization: Bearer <token> ..." stays), and messages
+    that name what was found keep the kind and the place."""
+    from mcplint.rules import load
+
+    findings = orjson.loads(run(["check", "--output-format", "json"],
+                                Path("samples/http-auth-mistakes-2025-11-25.har"), tmp_path))
+    (au001,) = [f for f in findings if f["code"] == "AU001"]
+    assert au001["hint"] == load()["AU001"].hint and "Bearer <token>" in au001["hint"]
+    findings = orjson.loads(run(["check", "--exit-zero", "--output-format", "json"], inputs["jsonl"], tmp_path))
+    messages = [f["message"] for f in findings if f["code"] == "HX011"]
+    shown = "API token at params.name; value of 'password' at params.arguments.password"
+    assert any(shown in message for message in messages), messages
+
+
+def test_findings_on_the_samples_are_unchanged_but_for_secrets(monkeypatch):
+    """Masking changes no finding of the samples (their fingerprints, baselines, messages), except
+    where the sample holds a session id as its session label (mcpsnoop's session_id)."""
+    import glob
+
+    import mcplint.rules._base
+    from mcplint.api import lint_paths
+    from mcplint.fingerprint import fingerprints
+
+    def facts(path: str):
+        findings, _ = lint_paths([path])
+        return list(zip(fingerprints(findings), [(f.message, f.hint, f.related) for f in findings]))
+
+    paths = sorted(p for p in glob.glob("samples/*.*") if not p.endswith(".md"))
+    masked = {path: facts(path) for path in paths}
+    monkeypatch.setattr(mcplint.rules._base, "redact_finding", lambda finding, hint=True: finding)
+    changed = [path for path in paths if facts(path) != masked[path]]
+    assert changed == ["samples/mcpsnoop-weather.jsonl"]
