@@ -259,7 +259,8 @@ def test_card_numbers_are_redacted_whole_with_their_kind(card):
 @given(ibans())
 def test_ibans_are_redacted_with_their_kind(iban):
     out = red(j({"note": f"wire to {iban} by Friday"}))
-    assert json.loads(out)["note"].startswith("wire to [REDACTED:iban:") and json.loads(out)["note"].endswith(" by Friday")
+    note = json.loads(out)["note"]
+    assert note.startswith("wire to [REDACTED:iban:") and note.endswith(" by Friday")
 
 
 def test_kinds_of_the_prose_and_session_rules():
@@ -331,7 +332,8 @@ def _uuid(n: int) -> str:
 KEPT = [
     # ids, timestamps, hashes, versions, dates
     j({"jsonrpc": "2.0", "id": 4111111111111111, "method": "tools/call", "params": {"name": "x"}}),
-    j({"jsonrpc": "2.0", "id": _uuid(1), "result": {"content": [{"type": "text", "text": f"request {_uuid(2)} done"}]}}),
+    j({"jsonrpc": "2.0", "id": _uuid(1),
+       "result": {"content": [{"type": "text", "text": f"request {_uuid(2)} done"}]}}),
     j({"requestId": _uuid(3), "traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7"}),
     "ts 1735689600000 id 4111111111111111 at 1735689600 (1735689600123456 us, 1735689600123456789 ns)",
     j({"ts": 1735689600000, "t": "1735689600000", "at": "2026-05-01T12:00:00.000Z", "date": "2026-05-01"}),
@@ -453,3 +455,11 @@ def test_adversarial_runs_take_linear_time(piece):
     half, full = ((piece * (n // len(piece) + 1))[:n] for n in (512 * 1024, 1024 * 1024))
     t_half, t_full = _best_time(half), _best_time(full)
     assert t_full < max(3.0 * t_half, 0.25), (piece, t_half, t_full)
+
+
+def test_session_sentences_keep_their_punctuation():
+    sid = str(uuid.UUID(int=11, version=4))
+    assert red(f"The session ID is {sid}.").endswith("].")
+    assert red(f"The session ID was {sid}, then closed").endswith("], then closed")
+    assert sid not in red(f"The session ID is {sid}.")
+    assert red("the password is 1 character too short") == "the password is 1 character too short"

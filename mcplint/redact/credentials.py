@@ -16,7 +16,7 @@
   ``PROSE_STOP`` and words ending in -ed/-ing); after any other sensitive name, and after a
   password word with no verb or colon, the value must look like a credential (letters and
   digits, or symbols; 6 characters at least: "the token is expired" is common);
-- ``session-id``: a UUID or random-looking token after "session" / "session id" /
+- ``session-id``: a UUID or random-looking token after "session" / "session id (is)" /
   "session:" in free text (``Mcp-Session-Id`` values are session credentials); bare UUIDs
   elsewhere are kept (request ids are often UUIDs);
 - ``national-id``: US Social Security numbers ``AAA-GG-SSSS`` or ``AAA GG SSSS`` (area not
@@ -64,7 +64,8 @@ TEMPLATE = rx("template", r"\$\{[^}\n]{1,200}\}|\$[A-Za-z_][A-Za-z0-9_]{0,100}|\
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 #: "is", "was: ", ":", "=" or just a space between a sensitive name and its value in prose.
-_PROSE = rx("prose-value", r"(?:[ \t]{1,4}(?i:(is|was|are|were))(?:[ \t]{1,4}(?i:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
+_PROSE = rx("prose-value", r"(?:[ \t]{1,4}(?i:(is|was|are|were))"
+                           r"(?:[ \t]{1,4}(?i:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
                            r"(?:[ \t]{0,4}:[ \t]{0,4}|[ \t]{1,4})|([ \t]{0,4}[:=][ \t]{0,4})|[ \t]{1,4})"
                            r"(?:\"([^\"\n]{1,256}+)\"|'([^'\n]{1,256}+)'|`([^`\n]{1,256}+)`|([^\s\"'`]{1,256}+))")
 #: Words after "the password is" that describe the password instead of being it.
@@ -79,12 +80,14 @@ PROSE_STOP = frozenset("""
     that the their this to too typed unchanged undefined unknown unset updated used valid very
     visible was weak will with written wrong your
 """.split())
-_UNIT_WORDS = ("characters", "chars", "digits", "letters", "symbols", "bytes", "long")
+_UNIT_WORDS = ("char", "digit", "letter", "symbol", "byte", "long")
 _SYMBOLS = frozenset("!@#$%^&*+=~?")
-_NOT_A_VALUE = rx("not-a-value", r"v?\d{1,6}(?:\.\d{1,6}){1,4}|[\w.-]{1,200}\.(?i:json|ya?ml|toml|txt|env|md|py|js|ts|sh|ini|cfg|conf|log|pem|key)")
+_NOT_A_VALUE = rx("not-a-value", r"v?\d{1,6}(?:\.\d{1,6}){1,4}"
+                                 r"|[\w.-]{1,200}\.(?i:json|ya?ml|toml|txt|env|md|py|js|ts|sh|ini|cfg|conf|log|pem|key)")
 _KEY_PHRASE = rx("key-phrase", r"(?i:api|access|secret)[ \t]{1,2}$")
-_SESSION = rx("session-value", r"(?:[ \t]{1,4}(?i:id))?(?=[ \t:=#])[ \t]{0,2}[:=#]?[ \t]{0,3}"
-                               r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}(?![0-9A-Za-z_.~+/=-])"
+_SESSION = rx("session-value", r"(?:[ \t]{1,4}(?i:id))?(?:[ \t]{1,4}(?i:is|was))?(?=[ \t:=#])[ \t]{0,2}[:=#]?[ \t]{0,3}"
+                               r"([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+                               r"(?![0-9A-Za-z_~+/=-]|\.[0-9A-Za-z])"
                                r"|[A-Za-z0-9_.~+/=-]{16,1024}+)")
 SSN = rx("ssn", r"(?<![\w.+/-])(?<!\d )(\d{3})([ -]?)(\d{2})\2(\d{4})(?![\w/-]|\.\d| \d)")
 _ZEROS = str.maketrans("0123456789", "0000000000")

@@ -17,7 +17,8 @@ proposes, so that the transcript keeps what debugging needs:
   issuer of its length passes Luhn one time in ten (an order number, a database id printed
   without its name) and is redacted;
 - ``iban``: an ISO 13616 IBAN, compact or in groups of four, with the length of its country
-  (the registry's table) and a valid mod-97 check;
+  (the registry's table) and a valid mod-97 check (residual risk: an upper-case code that starts
+  with a country code and two digits and has that country's exact length passes one time in 97);
 - ``ip-address``: public (global) IPv4 and IPv6 addresses; loopback, private, link-local and
   documentation ranges and version strings (``version 1.2.3.4``) are kept;
 - ``home-user``: the user segment of ``/Users/<name>``, ``/home/<name>``, ``C:\\Users\\<name>``
@@ -70,7 +71,8 @@ IBAN_LENGTHS = {
 #: IBAN length -> (compact body, body in groups of four) after the country code and check digits
 _IBAN_BODIES = {
     n: (rx(f"iban-{n}", f"[A-Z0-9]{{{n - 4}}}"),
-        rx(f"iban-{n}-spaced", f"(?: [A-Z0-9]{{4}}){{{(n - 4) // 4}}}" + (f" [A-Z0-9]{{{(n - 4) % 4}}}" if (n - 4) % 4 else "")))
+        rx(f"iban-{n}-spaced", f"(?: [A-Z0-9]{{4}}){{{(n - 4) // 4}}}"
+                               + (f" [A-Z0-9]{{{(n - 4) % 4}}}" if (n - 4) % 4 else "")))
     for n in sorted(set(IBAN_LENGTHS.values()))
 }
 IPV4 = rx("ipv4", r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"

@@ -219,8 +219,9 @@ RULES: tuple[TokenRule, ...] = (
     TokenRule("mailgun-key", (), r"(?<![A-Za-z0-9])key-[0-9a-f]{32}(?![A-Za-z0-9])",
               lambda r: "ke" + "y-" + body(r, HEX, 32), extend=False, quick="key-"),
     # generic shapes with a fixed signature
-    TokenRule("jwt", ("eyJ",), r"(?:(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+|(?<=[_-])eyJ(?:[A-Za-z0-9]|[_-](?!eyJ)){8,}+)"
-              r"\.(?:eyJ)?[A-Za-z0-9_-]{2,}", _jwt_sample, window=None),
+    TokenRule("jwt", ("eyJ",), r"(?:(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}+"
+                               r"|(?<=[_-])eyJ(?:[A-Za-z0-9]|[_-](?!eyJ)){8,}+)\.(?:eyJ)?[A-Za-z0-9_-]{2,}",
+              _jwt_sample, window=None),
     TokenRule("private-key", ("-----BEGIN ",), r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----",
               _pem_sample, extend=False, finish=_pem_end),
     TokenRule("private-key", ("PuTTY-User-Key-File-",), r"PuTTY-User-Key-File-\d: ",
