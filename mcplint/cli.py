@@ -11,6 +11,7 @@ import orjson
 from mcplint import __version__, baseline, protocol
 from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, exceeds, input_bytes, lint_paths
 from mcplint.docs import read_page
+from mcplint.excerpt import mask_text
 from mcplint.model import Severity
 from mcplint.readers import FORMATS
 from mcplint.report import COLORED, REPORTERS
@@ -99,8 +100,8 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
     except Exception as exc:  # a bug of ours: say so in one line, exit 2 (traceback on request)
         if os.environ.get("MCPLINT_DEBUG"):
             raise
-        click.echo(f"mcplint: internal error: {type(exc).__name__}: {exc} (set MCPLINT_DEBUG=1 for the "
-                   "traceback, and please report it)", err=True)
+        click.echo(f"mcplint: internal error: {type(exc).__name__}: {mask_text(str(exc))} (set MCPLINT_DEBUG=1 for "
+                   "the traceback, and please report it)", err=True)
         sys.exit(2)
     if verbose:
         for path, fmt in summary.formats.items():
@@ -126,7 +127,8 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
                        "no longer match (fixed, or the capture changed); refresh it with --write-baseline:",
                        err=True)
             for entry in filtered.stale:
-                click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} {entry.get('message')}",
+                click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} "
+                           f"{mask_text(str(entry.get('message')))}",
                            err=True)
     main_format = "statistics" if statistics else settings.output_format
     _write(main_format, shown, summary, output_file, color)
@@ -134,7 +136,8 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         _write(fmt, shown, summary, path, "never")
     if summary.crashes:  # findings above are complete except for the failed checks: say so, exit 2
         for crash in summary.crashes[:5]:
-            click.echo(f"mcplint: internal error: {crash}", err=True)
+            where, sep, error = crash.partition(": ")  # "<rule> failed on <path>:<line>", the exception
+            click.echo(f"mcplint: internal error: {where}{sep}{mask_text(error)}", err=True)
         more = len(summary.crashes) - 5
         click.echo(("" if more <= 0 else f"mcplint: ... and {more} more; ") +
                    "mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)",

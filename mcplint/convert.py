@@ -17,8 +17,8 @@ warning with its line number, and the conversion goes on.
 
 What is written is redacted as ``mcplint redact`` would redact the converted file (the same
 engine, kinds and placeholders; pass a :class:`~mcplint.redact.Redactor` to choose its key), and
-the warnings' snippets are masked as reports are (:mod:`mcplint.excerpt`): a conversion never
-copies a secret or personal data.
+the warnings are masked as reports are (:mod:`mcplint.excerpt`): a conversion never copies a
+secret or personal data.
 """
 
 from __future__ import annotations
@@ -124,11 +124,11 @@ def _wire_text(record: Record) -> str:
 
 
 def _interpretable(frames: Iterator[Frame], warn: Callable[[int, str], None]) -> Iterator[Frame]:
-    """Frames the reader could read; the others become warnings (their snippet masked, as reports are)."""
+    """Frames the reader could read; the others become warnings."""
     for frame in frames:
         if frame.kind in (Kind.MALFORMED, Kind.TEXT) and frame.error is not None:
             text = frame.data.decode("utf-8", "replace") if isinstance(frame.data, bytes) else frame.data
-            snippet = mask_text(text.strip())
+            snippet = mask_text(text.strip())  # before it is cut: a cut token may no longer look like one
             snippet = snippet if len(snippet) <= 60 else snippet[:57] + "..."
             warn(frame.line, f"{frame.error}{f' ({snippet!r})' if snippet else ''}; not converted")
             continue
@@ -148,6 +148,7 @@ def convert_stream(stream: IO[bytes], out: IO[str], to: str = "capture", input_f
     result = Converted()
 
     def note(line: int, message: str) -> None:
+        message = mask_text(message)  # a reader's reason may quote the line
         result.warnings.append((line, message))
         if warn is not None:
             warn(line, message)

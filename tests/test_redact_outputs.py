@@ -276,3 +276,28 @@ def test_findings_on_the_samples_are_unchanged_but_for_secrets(monkeypatch):
     monkeypatch.setattr(mcplint.rules._base, "redact_finding", lambda finding, hint=True: finding)
     changed = [path for path in paths if facts(path) != masked[path]]
     assert changed == ["samples/mcpsnoop-weather.jsonl"]
+
+
+def test_warnings_and_internal_errors_are_masked(inputs, tmp_path, monkeypatch):
+    """What ``check`` and ``convert`` say on stderr: a reader's reason quoting a line, a stale
+    baseline entry, the exception text of a rule that failed."""
+    from mcplint.rules import load
+
+    token = planted()["token"].text
+    bad = tmp_path / "bad.mcplog"
+    bad.write_text(inputs["capture"].read_text() + f"failed with {token} and {_value('email')}\n")
+    assert leaks(run(["convert"], bad, tmp_path), ["token", "email"]) == {}
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(_j({"tool": "mcplint", "version": "0", "format": 1, "findings": [
+        {"fingerprint": "0" * 32, "code": "HX011", "path": "x", "line": 1, "message": f"saw {token}"}]}))
+    result = CliRunner().invoke(main, ["check", "--baseline", str(baseline), "samples/clean-2025-06-18.mcplog"])
+    assert "no longer match" in result.output and leaks(result.output, ["token"]) == {}
+
+    def fail(self, record, session):
+        raise ValueError(f"cannot read {token} for {_value('email')}")
+
+    monkeypatch.setattr(load()["SV004"], "check", fail)
+    monkeypatch.delenv("MCPLINT_DEBUG")  # rule failures are reported, not raised
+    result = CliRunner().invoke(main, ["check", str(inputs["jsonl"])])
+    assert result.exit_code == 2 and "SV004 failed on" in result.output, result.output
+    assert leaks(result.output, ["token", "email"]) == {}
