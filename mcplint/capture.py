@@ -168,7 +168,7 @@ def lint_stdin(path: str) -> None:
     except BrokenPipeError:
         pass
     except Exception as exc:  # say so once; the capture itself is unaffected
-        out.write(f"mcplint: --lint stopped after an internal error: {type(exc).__name__}: {exc}\n")
+        out.write(f"mcplint: --lint stopped after an internal error: {type(exc).__name__}: {mask_text(str(exc))}\n")
         out.flush()
 
 
