@@ -66,14 +66,19 @@ def _engine() -> Redactor:
 def mask_text(text: str) -> str:
     """Mask credentials and personal data in free text (any line shape: JSON, log lines, headers)."""
     if len(text) > _MASKED_LEN:
-        return _engine().redact_text(text)
+        return _mask(text)
     out = _MASKED.get(text)
     if out is None:
-        out = _engine().redact_text(text)
+        out = _mask(text)
         if len(_MASKED) >= _MASKED_LIMIT:
             _MASKED.clear()
         _MASKED[text] = out
     return out
+
+
+def _mask(text: str) -> str:
+    # one line needs none of the line handling of a text (held lines, keys spread over lines)
+    return _engine().redact_text(text) if "\n" in text else _engine().redact_line(text)
 
 
 def mask_value(value: Any, depth: int = 0) -> Any:
