@@ -463,3 +463,12 @@ def test_session_sentences_keep_their_punctuation():
     assert red(f"The session ID was {sid}, then closed").endswith("], then closed")
     assert sid not in red(f"The session ID is {sid}.")
     assert red("the password is 1 character too short") == "the password is 1 character too short"
+
+
+def test_a_percent_encoded_token_is_redacted_whole_with_the_tag_of_its_plain_copy():
+    """``%2F``, ``%2B``, ``%3D`` inside a token in a query string do not cut it short."""
+    token = "gh" + "p_" + "A1b2/C3d4+E5f6=G7h8/I9j0+K1l2=M3n4"
+    doc = j({"plain": token, "url": "https://api.example.com/v1?t=" + urllib.parse.quote(token, safe="") + "&page=2"})
+    out = json.loads(red(doc))
+    assert leaked(token, red(doc)) is None
+    assert out["url"] == "https://api.example.com/v1?t=" + out["plain"] + "&page=2"

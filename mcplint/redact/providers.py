@@ -27,6 +27,7 @@ import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from mcplint.redact._rx import rx, trie_pattern
 from mcplint.redact.spans import PROVIDER, Span
@@ -37,8 +38,9 @@ LOWER_ALNUM = string.ascii_lowercase + string.digits
 HEX = "0123456789abcdef"
 URLSAFE = ALNUM + "-_"
 B64 = ALNUM + "+/"
-#: Characters a token run is extended over (never ``[ ] : " ' \\`` or whitespace).
-EXTEND = rx("token-run", r"[A-Za-z0-9_.~+/=-]*")
+#: Characters a token run is extended over (never ``[ ] : " ' \\`` or whitespace), and the
+#: percent-escapes of its own characters (``%2F``, ``%2B``, ``%3D``, ``%7E``: a token in a query string).
+EXTEND = rx("token-run", r"(?:[A-Za-z0-9_.~+/=-]|%(?:2[BbFf]|3[Dd]|7[Ee]))*+")
 _URLSAFE_RUN = rx("urlsafe-run", r"[A-Za-z0-9_-]*+")
 
 
@@ -269,7 +271,7 @@ def find(text: str) -> list[Span]:
                 end = rule.finish(text, end)
             elif rule.extend:
                 end = EXTEND.match(text, end).end()
-            secret = text[p:end]
+            secret = _decoded(text[p:end])
             if not _example(rule, secret):
                 spans.append(Span(p, end, rule.kind, secret, PROVIDER))
             done = end
@@ -278,8 +280,14 @@ def find(text: str) -> list[Span]:
         if rule.quick in text:
             for hit in regex.finditer(text):
                 end = EXTEND.match(text, hit.end()).end() if rule.extend else hit.end()
-                spans.append(Span(hit.start(), end, rule.kind, text[hit.start():end], PROVIDER))
+                spans.append(Span(hit.start(), end, rule.kind, _decoded(text[hit.start():end]), PROVIDER))
     return spans
+
+
+def _decoded(token: str) -> str:
+    """A token as tagged: percent-escapes decoded, so that a copy in a query string gets the tag
+    of the plain copy."""
+    return unquote(token) if "%" in token else token
 
 
 def _example(rule: TokenRule, secret: str) -> bool:
