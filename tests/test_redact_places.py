@@ -254,7 +254,9 @@ def test_ordinary_consecutive_stderr_lines_keep_their_bytes(fmt):
     lines = ["INFO:weather:server 1.5.0 ready", "Traceback (most recent call last):",
              '  File "/srv/app/server.py", line 3, in <module>', "ModuleNotFoundError: No module named 'yaml'",
              "2026-05-01 12:00:01,123 retry 3 of 5", "request 3f2c9a8b-7e6d-4c5b-8a49-1e2f3a4b5c6d took 12 ms",
-             "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "ok"]
+             "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "ok",
+             "Connection state: Starting", "2026-01-06 14:49:58.462 [info] Connection state: Running",
+             "Enter password:", "INFO login ok", "token refresh in", "30s", "mode: Starting", "Run2 of 3"]
     doc = _stderr_doc(fmt, lines)
     assert redact_doc(doc, fmt) == doc
 

@@ -112,6 +112,12 @@ _JSON_DECODER = json.JSONDecoder()
 #: takes the full path even when the prefilter finds nothing: a secret may be cut between blocks.
 _TEXT_MEMBER = '"text'
 _CUT_TEXT_MEMBERS = 4
+#: Kinds recognised by their shape (prefix, validator, exact value): the only ones a cut secret
+#: is searched for across text blocks or lines (see :meth:`Redactor.split_spans`).
+_SHAPE_KINDS = providers.KINDS | personal.KINDS | {"known-secret", "national-id"}
+#: A text that starts a new log entry does not continue the text before it.
+_NEW_ENTRY = rx("new-entry", r"[ \t]{0,8}(?:\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|\[|(?:TRACE|DEBUG|INFO|NOTICE"
+                             r"|WARN|WARNING|ERROR|CRITICAL|FATAL|Traceback)(?![A-Za-z0-9]))")
 #: Lines longer than this that hold a long base64 run skip the prefilter (image payloads).
 LONG_LINE = 8192
 _LONG_B64 = rx("long-base64", r"[A-Za-z0-9+/]{4096}")
@@ -359,44 +365,52 @@ class Redactor:
 
     def split_spans(self, parts: Sequence[str]) -> list[list[Span]] | None:
         """What the detectors find in the concatenation of ``parts`` (adjacent text blocks of one
-        message, consecutive stderr lines) that no part shows on its own: a secret cut between
-        two parts, or a value whose name ends the part before. Per part, the spans to force
-        (each piece of a cut secret becomes the placeholder of the whole); None when nothing.
+        message, consecutive stderr lines) that no part shows on its own. Per part, the spans to
+        force (each piece of a cut secret becomes the placeholder of the whole); None when nothing.
 
-        What a part shows on its own up to its end is not continued into the next part (``...
-        password=x`` then ``Done``), unless the concatenation shows a provider token there and the
-        part alone showed less: another kind, or a token shorter than the tokens of its rule."""
+        Joining invents text, so what it finds is taken with care:
+
+        - a part that starts a new log entry (a time stamp, ``[``, ``INFO``...) continues nothing;
+        - a value found in one part thanks to the part before (``the password is `` | ``X``);
+        - a secret across parts only when its shape says it (provider token, personal data, known
+          value): a value found by its name runs on over words (``state: Starting`` | ``2026...``);
+        - not when the part before ends with what it shows on its own (``password=x`` | ``Done``,
+          a whole token | ``Done``), unless that was another kind or a token shorter than its rule's.
+        """
         joined = "".join(parts)
         if len(joined) < 4 or not self.prefilter(joined.encode("utf-8", "surrogatepass")):
             return None
-        found = merge(self._detect(joined, None), joined)
+        raw = self._detect(joined, None)
+        found = merge(list(raw), joined)
         if not found:
             return None
         starts = list(itertools.accumulate(map(len, parts), initial=0))
+        fresh = [_NEW_ENTRY.match(part) is not None for part in parts]
         own: dict[int, list[Span]] = {}
         out: list[list[Span]] = [[] for _ in parts]
         for s in found:
             if s.replacement is not None:
                 continue  # data URIs: redacted whole where they stand
             k = bisect_right(starts, s.start) - 1
+            last = bisect_right(starts, s.end - 1) - 1
+            if any(fresh[k + 1:last + 1]):
+                continue
             lo, hi = starts[k], starts[k + 1]
             if k not in own:
                 own[k] = merge(self._detect(parts[k], None), parts[k])
-            if s.end <= hi:  # inside one part: forced only when the part alone does not show it
-                if not any(o.start < s.end - lo and s.start - lo < o.end for o in own[k]):
+            if last == k:
+                if k and not fresh[k] and not any(o.start < s.end - lo and s.start - lo < o.end for o in own[k]):
                     out[k].append(self._piece(s, s.start - lo, s.end - lo, True))
+                continue
+            if not any(r.kind in _SHAPE_KINDS and r.start < hi < r.end for r in raw):
                 continue
             reach = [o for o in own[k] if o.end == hi - lo and o.start < s.end - lo]
             if reach and (s.rank != PROVIDER or any(_whole_token(parts[k][o.start:o.end], o) for o in reach)):
-                continue  # the part ends with a whole secret: what follows is not more of it
-            first = True
-            for j in range(k, len(parts)):
+                continue
+            for j in range(k, last + 1):
                 a, b = max(s.start, starts[j]), min(s.end, starts[j + 1])
-                if a >= s.end:
-                    break
                 if a < b:
-                    out[j].append(self._piece(s, a - starts[j], b - starts[j], first))
-                    first = False
+                    out[j].append(self._piece(s, a - starts[j], b - starts[j], j == k))
         return out if any(out) else None
 
     def _piece(self, span: Span, start: int, end: int, counted: bool) -> Span:
