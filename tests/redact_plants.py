@@ -412,7 +412,8 @@ def _quote(text: str) -> str:
 
 
 def _blob(p: Plant, ids: Ids) -> list[Event]:
-    request = {"jsonrpc": "2.0", "id": ids(), "method": "resources/read", "params": {"uri": "file:///srv/app/notes.txt"}}
+    request = {"jsonrpc": "2.0", "id": ids(), "method": "resources/read",
+               "params": {"uri": "file:///srv/app/notes.txt"}}
     blob = base64.b64encode(f"notes from the deploy\n{p.text}\n-- end of notes\n".encode()).decode()
     return _exchange(request, _result(request, {"contents": [
         {"uri": "file:///srv/app/notes.txt", "mimeType": "text/plain", "blob": blob}]}))
