@@ -5,7 +5,7 @@ session labels; ``show``, ``stats``, ``diagnose``): the redaction engine of ``mc
 (:mod:`mcplint.redact`) with all its kinds, credentials and personal data alike, in its "plain"
 form: every redacted value becomes ``[REDACTED]``, without kind or tag. Plain masks keep reports
 deterministic (the same capture gives the same report, golden files and baseline fingerprints
-hold; a capture without secrets is shown byte for byte as before) and give a reader no keyed
+hold; what holds no secret and no personal data is shown as it is) and give a reader no keyed
 tag to test guesses against (an email or a user name is guessable). The engine's key is fixed
 all the same, so that a form that still carries a tag cannot make a report differ between runs.
 Paths the user gave (file names) are never masked. Excerpts are cut to length only after masking.
