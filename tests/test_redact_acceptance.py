@@ -168,21 +168,8 @@ def outcome(row: str, seed: int, redacting: bool = True) -> tuple[dict, dict]:
 
 
 # -- known gaps (see the table: python -m tests.test_redact_acceptance) -----------------------------
-B_SPLIT = ("issue 14: task B (consecutive stderr lines) searches only shaped secrets across lines: a context "
-           "word ending one line ('DB_PASSWORD=', 'the password is ', 'session ') and its value starting the next "
-           "survive (in scope or not: decide, then fix or drop these plants)")
-URL_FORM = ("issue 14: URL layer, unowned (task A?): '+' (a space in a query string) is not decoded, so "
-            "'Bearer+<token>', 'the+password+is+X', '%2B1+415+...' survive in a HAR request URL")
-URL_NESTED = ("issue 14: urls.py, unowned (task A?): the password of a URL percent-encoded in another URL's "
-              "query survives")
 #: (row, place) -> reason.
-XFAIL: dict[tuple[str, str], str] = {
-    **{(row, "split-stderr"): B_SPLIT for row in ("password-prose", "session-uuid", "sensitive-key")},
-    **{(row, "har-query"): URL_FORM for row in ("password-prose", "session-uuid", "bearer", "basic", "phone",
-                                                "private-key")},
-    ("url-credentials", "har-query"): URL_NESTED,
-    ("url-credentials", "url-query"): URL_NESTED,
-}
+XFAIL: dict[tuple[str, str], str] = {}
 #: format -> reason, for the structure test.
 XFAIL_STRUCTURE: dict[str, str] = {}
 

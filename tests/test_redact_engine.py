@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import urllib.parse
 
 import orjson
 import pytest
@@ -445,3 +446,38 @@ def test_a_remembered_result_never_skips_what_an_elicitation_request_changes():
     redactor.redact_line(j({"ts": "2026-05-01T12:00:01.000Z", "dir": "s2c", "raw": request}))
     after = redactor.redact_line(log)
     assert "elicitation-answer" in before and after == log  # the enum value is kept once the schema is known
+
+
+# -- query strings, nested URLs, context prefixes ----------------------------------------------------------
+def test_form_encoded_queries_are_read_with_plus_as_space():
+    out = red(j({"url": "https://x.io/cb?q=Bearer+" + GH + "&note=the+password+is+hunter2&page=2"}))
+    assert GH not in out and "hunter2" not in out and "&note=the+password+is+[REDACTED:password:" in out
+    assert out.endswith('&page=2"}')
+    kept = j({"url": "https://example.com/search?q=c%2B%2B+tutorial&page=2&tags=a+b"})
+    assert red(kept) == kept
+
+
+def test_a_url_inside_a_query_has_its_password_redacted():
+    for inner in ("https://app:S3cretPw9@db.example.io/", "https%3A%2F%2Fapp%3AS3cretPw9%40db.example.io%2F"):
+        out = red(j({"url": "https://auth.example.com/login?next=" + inner}))
+        assert "S3cretPw9" not in out and "db.example.io" in out
+
+
+def test_a_context_word_that_is_not_a_key_does_not_hide_what_follows():
+    for text in ("auth: the password is hunter2", "auth: session 3f2c8a1e-1b2c-4d5e-8f90-1234567890ab opened"):
+        out = red(text)
+        assert "hunter2" not in out and "3f2c8a1e" not in out, out
+
+
+def test_a_secret_redacted_inside_a_larger_one_does_not_shield_the_rest():
+    key = "-----BEGIN " + "RSA PRIVATE KEY-----\n" + GH + "\nMIIEow" + "A" * 60 + "\n-----END RSA PRIVATE KEY-----"
+    out = red(j({"url": "https://x.io/?k=" + urllib.parse.quote_plus(key)}))
+    assert "MIIEow" not in out and GH not in out
+
+
+def test_a_uuid_under_a_session_member_is_a_session_id():
+    line = j({"ts": "2026-01-01T00:00:00Z", "dir": "c2s", "session": "3f2c8a1e-1b2c-4d5e-8f90-1234567890ab",
+              "raw": "{}"})
+    assert "3f2c8a1e" not in red(line) and "[REDACTED:session-id:" in red(line)
+    plain = j({"session": "weather#2", "state": "ready"})
+    assert red(plain) == plain

@@ -191,8 +191,6 @@ def test_no_planted_value_appears_in_any_output(inputs, tmp_path, fmt, args):
     assert leaks(run(args, inputs[fmt], tmp_path), names) == {}
 
 
-@pytest.mark.xfail(strict=False, reason="the redaction engine keeps a UUID under a capture's session member "
-                                        "(issue 14, engine side: tasks A/B)")
 @pytest.mark.parametrize("command", ENGINE_WRITTEN)
 def test_engine_written_outputs_mask_a_session_id_label(inputs, tmp_path, command):
     assert leaks(run([command], inputs["capture"], tmp_path), ["session"]) == {}

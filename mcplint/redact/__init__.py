@@ -1,7 +1,9 @@
 """Secret and personal-data redaction for MCP transcripts (``mcplint redact``).
 
-One engine serves ``mcplint redact``, the excerpts of findings (``mcplint.excerpt``) and
-``mcplint capture --redact``. Modules, one job each:
+One engine and one set of kinds serve ``mcplint redact``, every output of the other commands
+(finding excerpts, messages, ids, methods and session labels through ``mcplint.excerpt``;
+``show``, ``stats``, ``diagnose``, ``convert``) and ``mcplint capture --redact``: credentials and
+personal data alike. Modules, one job each:
 
 - ``providers``: provider tokens by prefix and shape (GitHub, GitLab, Slack, Stripe, AWS,
   Google, OpenAI, Anthropic, Hugging Face, npm, PyPI, Twilio, SendGrid, JWT, PEM keys...);

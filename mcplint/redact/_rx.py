@@ -52,6 +52,10 @@ def looks_random(value: str, min_len: int = 16) -> bool:
     return entropy(value) >= (3.0 if len(value) < 24 else 3.4)
 
 
+def is_uuid(value: str) -> bool:
+    return len(value) == 36 and _UUID.fullmatch(value) is not None
+
+
 def is_hex_digest(value: str) -> bool:
     """Git object ids and SHA-256 digests (kept: they identify content, not people)."""
     return len(value) in (40, 64) and bool(_HEX.fullmatch(value))

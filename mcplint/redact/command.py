@@ -90,16 +90,16 @@ def redact(path, output, input_format, check, report_format, keep, keep_blobs, s
     try:
         with contextlib.nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb") as src:
             if check:
-                redact_stream(src, None, redactor, input_format)
+                redact_stream(src, None, redactor, input_format, strict=True)
             elif output:
                 _to_file(src, Path(output), redactor, input_format)
             else:
-                redact_stream(src, sys.stdout.buffer, redactor, input_format)
+                redact_stream(src, sys.stdout.buffer, redactor, input_format, strict=True)
                 sys.stdout.buffer.flush()
     except OSError as exc:
         _fail(f"{exc.filename or path}: {exc.strerror or exc}")
     except UnsupportedFormat as exc:
-        _fail(str(exc))
+        _fail(f"{name}: {exc}")
     report = redactor.report
     if check:
         for hit in report.hits:
@@ -123,7 +123,7 @@ def _to_file(src, target: Path, redactor: Redactor, input_format: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".mcplint-redact-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as dst:
-            redact_stream(src, dst, redactor, input_format)
+            redact_stream(src, dst, redactor, input_format, strict=True)
         os.replace(tmp, target)
     except BaseException:
         os.unlink(tmp)

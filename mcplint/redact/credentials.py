@@ -32,7 +32,7 @@ import re
 
 from mcplint.redact._rx import is_hex_digest, looks_random, rx, trie_pattern
 from mcplint.redact.keys import STRONG, KeyClassifier, normalize
-from mcplint.redact.placeholders import starts_with_placeholder
+from mcplint.redact.placeholders import PLACEHOLDER_RE, starts_with_placeholder
 from mcplint.redact.spans import GENERIC, STRUCTURE, Span
 
 KINDS = frozenset({"bearer-token", "basic-auth", "auth-credential", "generic-secret", "authorization", "cookie",
@@ -68,6 +68,7 @@ _PROSE = rx("prose-value", r"(?:[ \t]{1,4}(?i:(is|was|are|were))"
                            r"(?:[ \t]{1,4}(?i:now|still|set[ \t]{1,4}to|changed[ \t]{1,4}to))?"
                            r"(?:[ \t]{0,4}:[ \t]{0,4}|[ \t]{1,4})|([ \t]{0,4}[:=][ \t]{0,4})|[ \t]{1,4})"
                            r"(?:\"([^\"\n]{1,256}+)\"|'([^'\n]{1,256}+)'|`([^`\n]{1,256}+)`|([^\s\"'`]{1,256}+))")
+_NEXT_PARAM = rx("next-param", r"[;&](?=[A-Za-z_][A-Za-z0-9_.-]{0,40}=)")
 #: Words after "the password is" that describe the password instead of being it.
 PROSE_STOP = frozenset("""
     a about again all also always an and any as at authentication automatically be been being both by
@@ -136,10 +137,16 @@ def find(text: str, keys: KeyClassifier) -> list[Span]:
     spans: list[Span] = []
     done = -1
     schemes = False
+    # words inside placeholders ("[REDACTED:github-pat:...]") are no names
+    placeholders = [m.span() for m in PLACEHOLDER_RE.finditer(text)] if "[REDACTED" in text else []
     for hit in hits:
         word = hit.group().lower()
         schemes = schemes or word in _SCHEMES
         if hit.start() < done:
+            continue
+        inside = next((end for start, end in placeholders if start <= hit.start() < end), None)
+        if inside is not None:
+            done = inside
             continue
         done = _around(text, hit.start(), hit.end(), word, keys, spans)
     if schemes:
@@ -174,14 +181,17 @@ def _around(text: str, start: int, end: int, word: str, keys: KeyClassifier, spa
         op = sep.group(1)
         to_eol = op == ":" and (kind in ("authorization", "cookie") or (not quote and level == STRONG))
         bounds = _value_at(text, sep.end(), to_eol)
-        if bounds is None:
-            return right
-        value = text[bounds[0]:bounds[1]]
-        if not (value[:1] in "{[" and not value.startswith("[REDACTED")) and (level == STRONG or looks_random(value)):
+        value = text[bounds[0]:bounds[1]] if bounds is not None else ""
+        if not value:
+            pass
+        elif not (value[:1] in "{[" and not value.startswith("[REDACTED")) and (level == STRONG or looks_random(value)):
             spans.extend(value_spans(kind, value, bounds[0], set_cookie=keys.normalize_is(bare_name, "setcookie")))
+            return bounds[1]  # words inside a redacted value belong to it
         elif kind == "api-key" and _KEY_PHRASE.search(text, max(0, left - 10), left) and credential_like(value):
             spans.extend(value_spans(kind, value, bounds[0]))  # "api key: X"
-        return bounds[1]  # words inside the value belong to it
+            return bounds[1]
+        # not a value after all ("auth: DB_PASSWORD=x", "session: <uuid>"): prose rules and what
+        # follows are judged on their own
     if dashes and verdict is not None and verdict[0] == STRONG and text[pos:pos + 1] in (" ", "\t"):
         value_start = pos
         while value_start < len(text) and text[value_start] in " \t":
@@ -236,6 +246,8 @@ def _prose(text: str, left: int, right: int, name: str, verdict, spans: list[Spa
     group = next(g for g in (3, 4, 5, 6) if m.group(g) is not None)
     start, end = m.span(group)
     if group == 6:
+        cut = _NEXT_PARAM.search(text, start, end)  # "...is+X&page=2" in a query string
+        end = cut.start() if cut is not None else end
         while end > start and text[end - 1] in ",;)]}":
             end -= 1
     value = text[start:end]

@@ -51,7 +51,7 @@ import orjson
 
 from mcplint.model import id_key
 from mcplint.redact import blobs, credentials, personal, providers, urls
-from mcplint.redact._rx import is_hex_digest, looks_random, rx
+from mcplint.redact._rx import is_hex_digest, is_uuid, looks_random, rx
 from mcplint.redact.credentials import is_benign_value, value_spans
 from mcplint.redact.keys import STRONG, KeyClassifier, normalize
 from mcplint.redact.known import KnownValues
@@ -65,6 +65,9 @@ from mcplint.redact.layers import (
     encode_base64_text,
     escape_text,
     escape_view,
+    form_encode,
+    form_view,
+    is_form_encoded,
     percent_encode,
     percent_view,
     splice_literal,
@@ -151,7 +154,7 @@ class RedactOptions:
     rules: Sequence[UserRule] = ()
     plain: bool = False  # "[REDACTED]" without kind and tag (finding excerpts)
     record_hits: bool = False  # keep (line, path, kind) of every redaction (--check)
-    personal: bool = True  # False: credentials only (excerpts, secret rules)
+    personal: bool = True  # False: credentials only (the secret rules' counting)
     counting: bool = True  # False: no report (long-lived engines such as the excerpt masker)
     extra_kinds: frozenset[str] = field(default_factory=frozenset)
 
@@ -479,7 +482,7 @@ class Redactor:
             return spans
         done = [m.span() for m in PLACEHOLDER_RE.finditer(text)] if "[REDACTED" in text else ()
         return [s for s in spans if s.kind not in self.keep and not self._allowed(s.secret)
-                and not any(s.start < b and a < s.end for a, b in done)]
+                and not any(_cuts(s, a, b) for a, b in done)]
 
     def _allowed(self, secret: str) -> bool:
         if secret in self.keep_values:
@@ -625,7 +628,7 @@ class Redactor:
             return self.redact_string(value, depth + 1, key)
         spans = value_spans(kind, value, 0, set_cookie=key is not None and normalize(key) == "setcookie")
         done = [m.span() for m in PLACEHOLDER_RE.finditer(value)] if "[REDACTED" in value else ()
-        spans = [s for s in spans if not self._allowed(s.secret) and not any(s.start < b and a < s.end for a, b in done)]
+        spans = [s for s in spans if not self._allowed(s.secret) and not any(_cuts(s, a, b) for a, b in done)]
         if not spans:
             return self.redact_string(value, depth + 1, key)
         return self._apply(value, spans)
@@ -635,7 +638,9 @@ class Redactor:
         if "\\" in text and ESCAPES.search(text):
             text = self._in_view(text, escape_view(text), depth, "unescaped",
                                  lambda middle: escape_text(middle, "\\u" in text))
-        if "%" in text and PERCENT.search(text):
+        if "+" in text and is_form_encoded(text):
+            text = self._in_view(text, form_view(text), depth, "form-decoded", form_encode)
+        elif "%" in text and PERCENT.search(text):
             text = self._in_view(text, percent_view(text), depth, "percent-decoded", percent_encode)
         if len(text) >= 20:
             text = self._base64(text, depth)
@@ -723,6 +728,13 @@ class Redactor:
             return self._elicit.pop(id_key(request_id), None)
         except TypeError:
             return None
+
+
+def _cuts(span: Span, start: int, end: int) -> bool:
+    """``span`` overlaps the placeholder at ``start:end`` without holding it whole (a secret
+    redacted earlier inside a larger one, e.g. a PEM block, does not shield the rest of it)."""
+    return span.start < end and start < span.end and not (span.start <= start and end <= span.end
+                                                          and span.end - span.start > end - start)
 
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
@@ -996,7 +1008,8 @@ class _Walk:
         verdict = eng.keys.classify(k)
         if verdict is not None:
             level, kind = verdict
-            if level == STRONG or (looks_random(v) and not is_hex_digest(v)):
+            if level == STRONG or (looks_random(v) and not is_hex_digest(v)) or (
+                    kind == "session-id" and is_uuid(v)):
                 return eng._whole(kind, v, k, depth)
         if ctx.pair is not None and k == "value":
             return eng._whole(ctx.pair, v, k, depth)

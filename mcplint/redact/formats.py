@@ -18,6 +18,8 @@ from typing import IO
 
 import orjson
 
+from mcplint.discovery import binary_reason
+
 from mcplint.parse import _utf16
 from mcplint.readers import SNIFF_BYTES, SNIFF_LINES, sniff
 from mcplint.redact._rx import rx
@@ -587,8 +589,10 @@ def _blocks(stream: IO[bytes]) -> Iterator[bytes]:
         carry = [chunk[cut:]] if cut < len(chunk) else []
 
 
-def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, input_format: str = "auto") -> str:
+def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, input_format: str = "auto",
+                  strict: bool = False) -> str:
     """Redact ``src`` into ``dst`` (None: only fill ``redactor.report``); returns the format.
+    With ``strict`` (``mcplint redact``), binary input raises :class:`UnsupportedFormat`.
 
     After the head (read line by line to sniff the format), the input is read in blocks; the
     engine's prefilter scans a whole block at once, and the lines in which it finds nothing are
@@ -603,6 +607,9 @@ def redact_stream(src: IO[bytes], dst: IO[bytes] | None, redactor: Redactor, inp
         if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
             more = True
             break
+    binary = binary_reason(b"".join(head)[:8192]) if strict else None
+    if binary is not None:
+        raise UnsupportedFormat(f"binary file ({binary}), not an MCP capture")
     fmt = input_format if input_format != "auto" else sniff([h.rstrip(b"\n") for h in head])
     handler_type = HANDLERS.get(fmt)
     if handler_type is None:

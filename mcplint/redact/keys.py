@@ -6,7 +6,8 @@ and ``API_KEY`` all become ``apikey``) and then judged:
 - ``STRONG``: the value is a credential whatever it looks like (``password``, ``GITHUB_TOKEN``,
   ``client_secret``, ``Authorization``, ``Cookie``, ``Mcp-Session-Id``...);
 - ``FUZZY``: the value is a credential only when it looks random (``key``, ``auth``, ``code``,
-  ``state``, ``*_key``): keyboard tools send ``{"key": "Enter"}``;
+  ``state``, ``*_key``): keyboard tools send ``{"key": "Enter"}``; under ``session`` a UUID
+  counts too (a capture's session member, an HTTP session id);
 - ``None``: not sensitive. Look-alikes from MCP and OAuth vocabulary win over the sensitive
   words: ``progressToken``, ``maxTokens``, ``usage.input_tokens``, ``nextCursor``,
   ``token_endpoint``, ``token_endpoint_auth_methods_supported``, ``code_challenge``,
@@ -161,7 +162,7 @@ class KeyClassifier:
             return None
         if any(word in n for word in _STRONG_WORDS) or n.endswith(_STRONG_SUFFIXES):
             return (STRONG, kind_of(n))
-        if n in ("key", "auth", "sig", "code", "state", "nonce", "salt", "hmac") or n.endswith(("key", "auth")):
+        if n in ("key", "auth", "sig", "code", "state", "nonce", "salt", "hmac", "session") or n.endswith(("key", "auth")):
             return (FUZZY, kind_of(n))
         return None
 

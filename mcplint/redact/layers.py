@@ -35,6 +35,7 @@ ESCAPES = rx("escapes", r'\\["\\/bfnrt]|\\u[0-9a-fA-F]{4}')
 PERCENT = rx("percent", r"%[0-9A-Fa-f]{2}")
 _ESCAPE_UNIT = rx("escape-unit", r'\\u[0-9a-fA-F]{4}|\\["\\/bfnrt]|[^\\]+|\\')
 _PERCENT_UNIT = rx("percent-unit", r"(?:%[0-9A-Fa-f]{2})+|[^%]+|%")
+_FORM_UNIT = rx("form-unit", r"(?:%[0-9A-Fa-f]{2})+|\+|[^%+]+|%")
 _CONTROL = rx("control-chars", r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\ufffd")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 #: Characters left as they are when a percent-encoded range is re-encoded (placeholders too).
@@ -199,6 +200,27 @@ def percent_view(raw: str) -> View:
 
 def percent_encode(value: str) -> str:
     return quote(value, safe=_PERCENT_SAFE)
+
+
+def _decode_form(unit: str) -> tuple[str, bool]:
+    return (" ", False) if unit == "+" else _decode_percent(unit)
+
+
+def form_view(raw: str) -> View:
+    """A query string the HTML-form way: percent escapes decoded and ``+`` read as a space."""
+    return View(raw, _FORM_UNIT, _decode_form)
+
+
+def form_encode(value: str) -> str:
+    return quote(value, safe=_PERCENT_SAFE.replace("+", "")).replace("%20", "+")
+
+
+def is_form_encoded(text: str) -> bool:
+    """``+`` inside the query of a URL or a bare ``a=b&c=d`` string (where it means a space)."""
+    query = text.find("?")
+    if query < 0 and "&" not in text:
+        return False
+    return "+" in text[query + 1:] and "=" in text[query + 1:]
 
 
 # -- base64 ------------------------------------------------------------------------------------

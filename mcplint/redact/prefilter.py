@@ -80,8 +80,8 @@ CONTEXT_WORDS = {
     b"pass": rb"(?![a-z])",
     b"pat": rb"(?![a-z])",
     b"otp": rb"(?![a-z])",
-    # "session <uuid>", "session id: <token>" in prose (see ``credentials``)
-    b"session": rb"(?:[ \t]{1,4}id)?(?:[ \t]{1,4}(?:is|was))?[ \t:=#]{1,6}[a-z0-9_.~+/=-]{16}",
+    # "session <uuid>", "session id: <token>" in prose (see ``credentials``); "session": "<uuid>"
+    b"session": rb"(?:[ \t]{1,4}id)?(?:[ \t]{1,4}(?:is|was))?[ \t:=#\"\\]{1,8}[a-z0-9_.~+/=-]{16}",
 }
 #: Ordinary names that end with a word of ``CONTEXT_WORDS`` (``progressToken``, ``publicKey``).
 BENIGN_WORDS = (

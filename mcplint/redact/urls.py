@@ -28,6 +28,7 @@ PARAM = rx("url-param", r"[?&#;]([^=&#;\s/]{1,80})=([^&#\s]{0,4096}+)")
 _UUID_SEGMENT = rx("uuid-segment", r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 
 TRIGGERS = (r"://", r":\\/\\/")
+_MAX_NESTED = 8
 
 
 def find(text: str, keys: KeyClassifier) -> list[Span]:
@@ -36,6 +37,15 @@ def find(text: str, keys: KeyClassifier) -> list[Span]:
     spans: list[Span] = []
     for m in URL.finditer(text):
         _one(text, m.start(1), m.group(1), keys, spans)
+        # URLs inside this one (``?redirect=https://user:pw@host/``) are judged on their own too;
+        # a bounded number, so a run of "a://a://..." stays linear
+        inner, pos = None, m.start(1)
+        for _ in range(_MAX_NESTED):
+            inner = URL.search(text, pos, m.end())
+            if inner is None:
+                break
+            _one(text, inner.start(1), inner.group(1), keys, spans)
+            pos = inner.start(1)
     return spans
 
 
