@@ -105,3 +105,30 @@ def assert_structure(doc: str, out: str) -> None:
             assert new.get("id") == orig.get("id")
             assert new.get("method") == orig.get("method")
             assert list(new)[:len(orig)] == list(orig) or len(new) == len(orig)
+
+
+def block_and_line_reading(monkeypatch, data: bytes, fmt: str, block: int, key: bytes = b"k"):
+    """Redact ``data`` reading by blocks of ``block`` bytes after a one-line head, and reading
+    every line on its own; returns both ``(output, report)`` pairs (block first)."""
+    import io
+
+    from mcplint.redact import RedactOptions, Redactor, formats, redact_stream
+
+    def run(head_lines: int):
+        monkeypatch.setattr(formats, "SNIFF_LINES", head_lines)
+        monkeypatch.setattr(formats, "SNIFF_BYTES", 1 << 40)
+        monkeypatch.setattr(formats, "BLOCK_BYTES", block)
+        out = io.BytesIO()
+        redactor = Redactor(RedactOptions(key=key, record_hits=True))
+        redact_stream(io.BytesIO(data), out, redactor, fmt)
+        return out.getvalue(), redactor.report
+
+    by_line = run(1 << 30)
+    return run(1), by_line
+
+
+def assert_same_reading(by_block, by_line) -> None:
+    (out, report), (expected_out, expected) = by_block, by_line
+    assert out == expected_out
+    assert (report.lines, report.changed_lines, report.counts, report.hits) == \
+           (expected.lines, expected.changed_lines, expected.counts, expected.hits)

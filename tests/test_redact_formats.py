@@ -18,10 +18,10 @@ import pytest
 from mcplint.api import LintOptions, lint_stream
 from mcplint.parse import Parser
 from mcplint.readers import READERS, iter_lines, open_frames
-from mcplint.redact import HANDLERS, RedactOptions, Redactor, Report, redact_stream
+from mcplint.redact import HANDLERS, RedactOptions, Redactor, redact_stream
 from mcplint.redact.providers import RULES
 from mcplint.report.summary import RunSummary
-from tests.redact_helpers import leaked
+from tests.redact_helpers import assert_same_reading, block_and_line_reading, leaked
 
 SECRET = RULES[0].sample(random.Random(3))
 PASSWORD = "Pw-" + "x7Q" * 4
@@ -217,21 +217,6 @@ LONG_DOCUMENTS = _long_documents()
 def test_reading_by_blocks_gives_what_reading_line_by_line_gives(name, block, monkeypatch):
     """The stream reads a short head line by line, then blocks that the prefilter scans at once;
     the output and the report must be those of reading every line on its own."""
-    from mcplint.redact import formats
-
     fmt, data = LONG_DOCUMENTS[name]
 
-    def run(head_lines: int) -> tuple[bytes, Report]:
-        monkeypatch.setattr(formats, "SNIFF_LINES", head_lines)
-        monkeypatch.setattr(formats, "SNIFF_BYTES", 1 << 40)
-        monkeypatch.setattr(formats, "BLOCK_BYTES", block)
-        out = io.BytesIO()
-        redactor = Redactor(RedactOptions(key=b"k", record_hits=True))
-        redact_stream(io.BytesIO(data), out, redactor, fmt)
-        return out.getvalue(), redactor.report
-
-    by_line, expected = run(1 << 30)
-    by_block, report = run(1)
-    assert by_block == by_line
-    assert (report.lines, report.changed_lines, report.counts, report.hits) == \
-           (expected.lines, expected.changed_lines, expected.counts, expected.hits)
+    assert_same_reading(*block_and_line_reading(monkeypatch, data, fmt, block))

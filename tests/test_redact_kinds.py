@@ -31,6 +31,7 @@ from mcplint.redact.credentials import PROSE_STOP
 from mcplint.redact.personal import IBAN_LENGTHS, is_card_number
 from mcplint.redact.providers import jwt_x5c_sample
 from tests.redact_helpers import j, leaked
+from tests.redact_plants import luhn_digit
 
 ALNUM = string.ascii_letters + string.digits
 URLSAFE = ALNUM + "-_"
@@ -46,13 +47,7 @@ def red(text: str) -> str:
 # -- generators (check digits computed here) ------------------------------------------------------------
 def luhn_complete(partial: str) -> str:
     """``partial`` and the check digit that makes it Luhn-valid."""
-    total = 0
-    for i, c in enumerate(reversed(partial)):
-        d = int(c)
-        if i % 2 == 0:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return partial + str(-total % 10)
+    return partial + luhn_digit(partial)
 
 
 #: (issuer prefix, card length): every issuer and length the detector accepts

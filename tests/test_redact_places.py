@@ -27,7 +27,7 @@ from mcplint.readers import READERS, iter_lines
 from mcplint.redact import PLACEHOLDER_RE, RedactOptions, Redactor, redact_stream, redact_text
 from mcplint.redact.providers import RULES
 from mcplint.report.summary import RunSummary
-from tests.redact_helpers import j, leaked
+from tests.redact_helpers import assert_same_reading, block_and_line_reading, j, leaked
 from tests.redact_plants import STDERR_FORMATS, Msg, Stderr, handshake, luhn_digit, render
 
 KEY = b"places"
@@ -267,8 +267,6 @@ def test_reading_by_blocks_joins_the_lines_reading_line_by_line_joins(fmt, block
     """The stream feeds the handler only some lines of a block: both lines of a pair whose
     concatenation may hold something, and a block's last text line (the next block may cut a
     secret there) must be among them."""
-    from mcplint.redact import formats
-
     rnd = random.Random(11)
     lines: list[str] = []
     for i in range(60):
@@ -278,20 +276,9 @@ def test_reading_by_blocks_joins_the_lines_reading_line_by_line_joins(fmt, block
                   "plain text " * rnd.randint(0, 9)]
     doc = _stderr_doc(fmt, lines).encode()
 
-    def run(head_lines: int):
-        monkeypatch.setattr(formats, "SNIFF_LINES", head_lines)
-        monkeypatch.setattr(formats, "SNIFF_BYTES", 1 << 40)
-        monkeypatch.setattr(formats, "BLOCK_BYTES", block)
-        out = io.BytesIO()
-        redactor = Redactor(RedactOptions(key=KEY, record_hits=True))
-        redact_stream(io.BytesIO(doc), out, redactor, fmt)
-        return out.getvalue(), redactor.report
-
-    by_line, expected = run(1 << 30)
-    by_block, report = run(1)
-    assert by_block == by_line
-    assert (report.lines, report.changed_lines, report.counts, report.hits) == \
-           (expected.lines, expected.changed_lines, expected.counts, expected.hits)
+    by_block, by_line = block_and_line_reading(monkeypatch, doc, fmt, block, KEY)
+    assert_same_reading(by_block, by_line)
+    report = by_block[1]
     assert report.changed_lines >= 60
 
 
