@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -343,9 +343,3 @@ def _relative(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return path.as_posix().lstrip("/")
-
-
-def iter_decisions(decisions: Iterable[Decision]) -> Iterator[str]:
-    """``--show-files`` lines: one per path, linted or skipped, with the reason."""
-    for d in decisions:
-        yield f"{'lint' if d.lint else 'skip'}  {d.path}  ({d.reason})"

@@ -244,14 +244,10 @@ def _opens_key(text: str) -> bool:
     return "PuTTY-User-Key-File-" in text and "Private-MAC:" not in text
 
 
-class CaptureHandler(LineHandler):
-    """The canonical capture format: one JSON envelope per line (``raw``/``msg``/stderr text);
-    the text of a ``stderr`` record is its ``raw``."""
+class _StderrEnvelopeHandler(LineHandler):
+    """A JSON envelope per line whose ``stderr`` records carry free text in ``TEXT_MEMBER``."""
 
-    def _free(self, text: str) -> str | None:
-        if '"stderr"' not in text or len(text) > LONG_LINE:
-            return None
-        return _plain(_stderr_raw(text))
+    TEXT_MEMBER = "raw"
 
     def _free_bytes(self, raw: bytes) -> str | None:
         return super()._free_bytes(raw) if b'"stderr"' in raw else None
@@ -260,7 +256,17 @@ class CaptureHandler(LineHandler):
         return _lines_with(b'"stderr"', lines, block, starts)
 
     def _with_free(self, text: str, free: str, new: str) -> str:
-        return _set_member(text, "raw", free, new)
+        return _set_member(text, self.TEXT_MEMBER, free, new)
+
+
+class CaptureHandler(_StderrEnvelopeHandler):
+    """The canonical capture format: one JSON envelope per line (``raw``/``msg``/stderr text);
+    the text of a ``stderr`` record is its ``raw``."""
+
+    def _free(self, text: str) -> str | None:
+        if '"stderr"' not in text or len(text) > LONG_LINE:
+            return None
+        return _plain(_stderr_raw(text))
 
     def _line(self, text: str) -> str:
         if self._pem:
@@ -391,24 +397,17 @@ def _snoop_stderr(text: str) -> str | None:
 _SNOOP_SESSION = rx("mcpsnoop-session", r'^\{"session_id":"[^"\\]{0,200}",')
 
 
-class McpsnoopHandler(LineHandler):
+class McpsnoopHandler(_StderrEnvelopeHandler):
     """mcpsnoop session logs: JSON envelopes; a private key printed to stderr spans records.
 
     The leading ``session_id`` names the shim process (``server.py-48213-7f3a1c9e2b04``), not an
     ``Mcp-Session-Id``: it is kept, so sessions stay apart after redaction.
     """
 
+    TEXT_MEMBER = "text"
+
     def _free(self, text: str) -> str | None:
         return _plain(_snoop_stderr(text)) if len(text) <= LONG_LINE else None
-
-    def _free_bytes(self, raw: bytes) -> str | None:
-        return super()._free_bytes(raw) if b'"stderr"' in raw else None
-
-    def _maybe_text(self, lines: list[bytes], block: bytes, starts: Sequence[int]) -> Iterable[int]:
-        return _lines_with(b'"stderr"', lines, block, starts)
-
-    def _with_free(self, text: str, free: str, new: str) -> str:
-        return _set_member(text, "text", free, new)
 
     def _envelope(self, text: str) -> str:
         m = _SNOOP_SESSION.match(text)
