@@ -187,6 +187,18 @@ def gate_open(gate: Gate, capabilities: object) -> bool:
     return isinstance(node, dict) and node.get(gate.flag) is True
 
 
+#: Names of the error codes JSON-RPC and any MCP revision define (the schemas' constants; -32002
+#: from server/resources §Error Handling). Retired codes keep their names: they are never reused.
+ERROR_NAMES: dict[int, str] = {
+    -32700: "parse error", -32600: "invalid request", -32601: "method not found",
+    -32602: "invalid params", -32603: "internal error",
+    -32002: "resource not found",  # 2025-11-25 and earlier
+    -32042: "URL elicitation required",  # 2025-11-25 only
+    -32020: "header mismatch", -32021: "missing required client capability",
+    -32022: "unsupported protocol version",  # 2026-07-28 on
+}
+
+
 # -- spec citations -------------------------------------------------------------------------
 SPEC_BASE_URL = "https://modelcontextprotocol.io/specification"
 

@@ -1,8 +1,9 @@
 """``mcplint stats``: traffic figures per session and overall, streamed.
 
 Counts messages per method and direction, latency percentiles per method (from capture
-timestamps), JSON-RPC errors by code, the tool ``isError`` rate (failures that monitors counting
-only JSON-RPC errors never see), unanswered and cancelled requests, and findings per severity.
+timestamps), JSON-RPC errors by code with the methods they answered, the tool ``isError`` rate
+(failures that monitors counting only JSON-RPC errors never see), unanswered and cancelled
+requests, and findings per severity.
 
 Memory stays bounded: latencies are a reservoir sample per method, and beyond ``MAX_SESSIONS``
 finished sessions the figures of further ones are folded into one aggregate that counts in the
@@ -17,14 +18,24 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplint.excerpt import mask_field, mask_id, mask_session
+import orjson
+
+from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Finding, Kind, Record
+from mcplint.protocol import ERROR_NAMES
 from mcplint.rules._base import Tracker
 
 #: Latency samples kept per method; beyond this a reservoir sample stands in for the rest.
 MAX_SAMPLES = 50_000
 #: Sessions whose figures are kept (and shown) one by one; later ones count in the overall only.
 MAX_SESSIONS = 200
+#: Longest error code key shown (a code is capture data: any JSON value, of any size).
+MAX_CODE_CHARS = 40
+#: The code key of an error object without a ``code``.
+NO_CODE = "(no code)"
+#: How the errors of a request that is not known (no id, an id nobody asked) are listed.
+UNKNOWN_REQUEST = "(unknown request)"
+_NAMES = {str(code): name for code, name in ERROR_NAMES.items()}
 
 
 @dataclass
@@ -56,7 +67,7 @@ class Figures:
 
     messages: Counter = field(default_factory=Counter)  # (method, direction, kind) -> n
     latency: dict[str, Latencies] = field(default_factory=lambda: defaultdict(Latencies))
-    error_codes: Counter = field(default_factory=Counter)  # (method, code) -> n
+    error_codes: Counter = field(default_factory=Counter)  # (code_key, method) -> n
     tool_calls: int = 0
     tool_is_error: int = 0
     cancelled: int = 0
@@ -69,9 +80,9 @@ class Figures:
 class StatsCollector(Tracker):
     """Watches every record after it was judged and keeps :class:`Figures` per session.
 
-    Methods and error codes are counted masked (``mcplint.excerpt``): a method that holds a
-    secret counts as ``[REDACTED]``. Sessions are keyed by their own labels; :meth:`labelled`
-    gives the masked labels to show.
+    Methods and error codes (:func:`code_key`) are counted masked (``mcplint.excerpt``): a method
+    that holds a secret counts as ``[REDACTED]``. Sessions are keyed by their own labels;
+    :meth:`labelled` gives the masked labels to show.
     """
 
     kinds = frozenset(Kind)
@@ -104,16 +115,14 @@ class StatsCollector(Tracker):
         figures.messages[(method, direction, kind.value)] += 1
         if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
             figures.cancelled += 1
+        if kind is Kind.ERROR:  # every error sent, its request known or not (then method "?")
+            figures.error_codes[(code_key(record.msg), method)] += 1
         if not record.is_response or record.answer not in ("ok", "after-cancel"):
             return
         request = record.request
         if request is not None and request.t is not None and record.t is not None:
             figures.latency[method].add(max(0.0, record.t - request.t), self.rng)
-        if kind is Kind.ERROR:
-            error = record.msg.get("error")
-            code = mask_id(error.get("code")) if isinstance(error, dict) else None
-            figures.error_codes[(method, code)] += 1
-        elif method == "tools/call":
+        if kind is Kind.RESULT and method == "tools/call":
             figures.tool_calls += 1
             result = record.msg.get("result")
             if isinstance(result, dict) and result.get("isError") is True:
@@ -157,6 +166,27 @@ class StatsCollector(Tracker):
         return list(self.sessions.values()) + ([self.others] if self.folded else [])
 
 
+def code_key(message: dict) -> str:
+    """The key an error response's code counts under: an integer as its digits, any other value as
+    its JSON text (so the string ``"-32601"`` stays apart from -32601), masked as ids are and cut
+    to ``MAX_CODE_CHARS``."""
+    error = message.get("error")
+    if not isinstance(error, dict) or "code" not in error:
+        return NO_CODE
+    code = error["code"]
+    if type(code) is int:
+        text = str(code) if -10**30 < code < 10**30 else f"(integer of {code.bit_length()} bits)"
+    elif type(code) is float:
+        text = repr(code)
+    else:
+        try:
+            text = orjson.dumps(code).decode()
+        except TypeError:  # orjson.JSONEncodeError: too deep, an integer beyond 64 bits, ...
+            text = f"({type(code).__name__})"
+    text = mask_field(text)
+    return text if len(text) <= MAX_CODE_CHARS else text[:MAX_CODE_CHARS - 1] + "…"
+
+
 def fmt_seconds(value: float | None) -> str:
     if value is None:
         return "-"
@@ -169,7 +199,7 @@ def method_rows(figures: Figures) -> list[dict[str, Any]]:
     for (method, direction, kind), count in figures.messages.items():
         row = methods.setdefault(method, {"method": method, "c2s": 0, "s2c": 0, "?": 0, "errors": 0})
         row[direction] = row.get(direction, 0) + count
-    for (method, _), count in figures.error_codes.items():
+    for (_, method), count in figures.error_codes.items():
         methods.setdefault(method, {"method": method, "c2s": 0, "s2c": 0, "?": 0, "errors": 0})["errors"] += count
     for method, row in methods.items():
         lat = figures.latency.get(method)
@@ -177,6 +207,19 @@ def method_rows(figures: Figures) -> list[dict[str, Any]]:
         row["p95"] = lat.percentile(0.95) if lat else None
         row["max"] = lat.maximum if lat and lat.seen else None
     return sorted(methods.values(), key=lambda r: (-(r["c2s"] + r["s2c"] + r["?"]), r["method"]))
+
+
+def error_rows(figures: Figures) -> list[dict[str, Any]]:
+    """One row per error code, most frequent first: count, standard name (or None) and the
+    methods of the requests it answered, counted (``UNKNOWN_REQUEST`` when no request is known)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for (code, method), count in figures.error_codes.items():
+        row = rows.setdefault(code, {"code": code, "name": _NAMES.get(code), "count": 0, "methods": Counter()})
+        row["count"] += count
+        row["methods"][UNKNOWN_REQUEST if method == "?" else method] += count
+    for row in rows.values():
+        row["methods"] = dict(sorted(row["methods"].items(), key=lambda item: (-item[1], item[0])))
+    return sorted(rows.values(), key=lambda row: (-row["count"], row["code"]))
 
 
 def merged(figures: list[Figures]) -> Figures:
@@ -209,8 +252,8 @@ def as_dict(figures: Figures) -> dict[str, Any]:
     return {
         "version": mask_field(figures.version),
         "methods": method_rows(figures),
-        "errors_by_code": [{"method": m, "code": c, "count": n} for (m, c), n in sorted(
-            figures.error_codes.items(), key=lambda item: (-item[1], str(item[0])))],
+        "errors_by_code": {row["code"]: {"count": row["count"], "name": row["name"], "methods": row["methods"]}
+                           for row in error_rows(figures)},
         "tool_calls": figures.tool_calls,
         "tool_is_error": figures.tool_is_error,
         "tool_is_error_rate": figures.tool_is_error / figures.tool_calls if figures.tool_calls else None,

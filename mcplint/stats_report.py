@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import click
 from tabulate import tabulate
 
 from mcplint.excerpt import mask_field
-from mcplint.stats import Figures, fmt_seconds, method_rows
+from mcplint.stats import Figures, error_rows, fmt_seconds, method_rows
 
 
 def _table(figures: Figures) -> str:
@@ -17,9 +18,6 @@ def _table(figures: Figures) -> str:
     if figures.tool_calls:
         rate = figures.tool_is_error / figures.tool_calls
         facts.append(f"tool results with isError: {figures.tool_is_error}/{figures.tool_calls} ({rate:.0%})")
-    if figures.error_codes:
-        codes = ", ".join(f"{code}×{n}" for (_, code), n in figures.error_codes.most_common())
-        facts.append(f"JSON-RPC errors by code: {codes}")
     if figures.unanswered:
         facts.append("unanswered requests: " + ", ".join(f"{m}×{n}" for m, n in figures.unanswered.most_common()))
     if figures.cancelled:
@@ -28,13 +26,27 @@ def _table(figures: Figures) -> str:
         facts.append("other lines: " + ", ".join(f"{k}×{n}" for k, n in sorted(figures.other_lines.items())))
     if figures.findings:
         facts.append("findings: " + ", ".join(f"{n} {sev}" for sev, n in sorted(figures.findings.items())))
-    return table + ("\n" + "\n".join(facts) if facts else "")
+    errors = "\n\n" + _error_table(figures) if figures.error_codes else ""
+    return table + ("\n" + "\n".join(facts) if facts else "") + errors
 
 
-def render_tables(overall: Figures, sessions: dict[str, Figures], summary) -> str:
+def _error_table(figures: Figures) -> str:
+    """One row per JSON-RPC error code, with the methods it answered (``-32602 invalid params 5
+    tools/call ×4, prompts/get ×1``)."""
+    rows = [(r["code"], r["name"] or "", r["count"], ", ".join(f"{m} ×{n}" for m, n in r["methods"].items()))
+            for r in error_rows(figures)]
+    return tabulate(rows, headers=["error code", "name", "count", "answered"], tablefmt="simple",
+                    disable_numparse=True, colalign=("right", "left", "right", "left"))
+
+
+def render_tables(overall: Figures, sessions: dict[str, Figures], summary, color: bool = False) -> str:
+    def style(text: str) -> str:
+        return click.style(text, bold=True) if color else text
+
     parts = []
     for name, figures in sessions.items():
-        parts.append(f"{name} ({mask_field(figures.version) or 'version unknown'})\n{_table(figures)}")
-    parts.append(f"Overall: {summary.files} file(s), {len(sessions)} session(s), {summary.records} records\n"
-                 f"{_table(overall)}")
+        heading = style(f"{name} ({mask_field(figures.version) or 'version unknown'})")
+        parts.append(f"{heading}\n{_table(figures)}")
+    heading = style(f"Overall: {summary.files} file(s), {len(sessions)} session(s), {summary.records} records")
+    parts.append(f"{heading}\n{_table(overall)}")
     return "\n\n".join(parts)
