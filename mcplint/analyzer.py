@@ -9,11 +9,14 @@ rules, the way Wireshark's ``tcp.analysis`` fields are.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import orjson
 
 from mcplint import protocol
 from mcplint.formats._common import ended_by
@@ -69,6 +72,8 @@ class RequestEntry:
     last_progress_record: Record | None = None
     total: float | None = None
     task: bool = False  # answered with a CreateTaskResult (2025-11-25)
+    #: a line too long to read (IO013) that came while it was open and may have been its response
+    unread_answer: Record | None = None
 
     @property
     def pending(self) -> bool:
@@ -84,7 +89,7 @@ class Answered:
                  "response_kind", "cancel_line", "cancel_seq")
     token = None
     task = False
-    last_progress = last_progress_record = total = None
+    last_progress = last_progress_record = total = unread_answer = None
 
     def __init__(self, entry: RequestEntry, direction: Direction | None):
         record = entry.record
@@ -400,6 +405,39 @@ def _modern_version(record: Record) -> str | None:
     return version if isinstance(version, str) else None
 
 
+#: A JSON-RPC member name in the start of a line too long to read, plain or escaped inside a
+#: string (a capture's ``raw``); then the value of an ``id``, a number, a string or null.
+_HEAD_MEMBER = re.compile(r'(\\?)"(id|method|params|result|error)\\?"\s*:\s*')
+_HEAD_ID = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|"(?:[^"\\]|\\.)*"')
+_HEAD_ESCAPED_ID = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|\\"[^"\\]*\\"')
+#: :func:`head_answers`: a response whose id is not in the part of the line that was kept.
+UNSEEN: Any = object()
+
+
+def head_answers(head: str) -> tuple[bool, Any]:
+    """What the kept start of a line too long to read says it is: ``(True, id)`` for a response
+    whose id comes before its ``result`` or ``error`` (``UNSEEN`` when the id is out of sight, as
+    SDKs that write ``result`` first do), ``(False, None)`` for a request or notification (a
+    ``method`` or ``params`` member comes first) and for a line showing no JSON-RPC member."""
+    request_id = UNSEEN
+    for member in _HEAD_MEMBER.finditer(head):
+        escaped, name = member.groups()
+        if name == "id":
+            value = (_HEAD_ESCAPED_ID if escaped else _HEAD_ID).match(head, member.end())
+            request_id = UNSEEN
+            if value is not None:
+                try:
+                    text = orjson.loads(f'"{value.group()}"') if escaped else value.group()
+                    request_id = orjson.loads(text)
+                except orjson.JSONDecodeError:
+                    pass
+        elif name in ("result", "error"):
+            return True, request_id
+        else:
+            return False, None
+    return False, None
+
+
 #: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
 _ONLY_SENDER = {method: next(iter(spec.senders)) for method, spec in protocol.METHODS.items()
                 if len(spec.senders) == 1}
@@ -450,6 +488,8 @@ class Analyzer:
                 self.closed.append(idle)
             return session
         current = self.current
+        if current is None and len(self.keyed) == 1 and "oversized" in record.flags:
+            return next(iter(self.keyed.values()))  # too long to read its session, in a capture of one (IO013)
         if current is None:
             current = self.current = self._new_session()
             return current
@@ -641,6 +681,8 @@ class Analyzer:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
             if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:
                 session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
+                if "oversized" in record.flags:
+                    self._commit_oversized(record, session)
             return
         session.messages += 1
         direction = record.direction
@@ -711,6 +753,20 @@ class Analyzer:
             return
         elif record.answer not in ("ok", "after-cancel"):
             return
+        entry = self._answer(session, asker, key, record)
+        method = entry.record.method
+        if method == "initialize":
+            self._commit_initialize_response(record, session)
+        elif method == "tools/list" and record.kind is Kind.RESULT:
+            self._commit_tools_page(entry.record, record, session)
+        elif method == "server/discover" and record.kind is Kind.RESULT:
+            result = record.msg.get("result")
+            if isinstance(result, dict):
+                session.server_caps = result.get("capabilities")
+
+    @staticmethod
+    def _answer(session: Session, asker: Direction, key: tuple, record: Record) -> RequestEntry:
+        """Mark ``asker``'s open request ``key`` answered by ``record``."""
         entry = session.requests[asker].get(key)
         if entry is None:  # fell out of the requests table while still open
             entry = session.requests[asker][key] = session.pending[asker][key]
@@ -729,15 +785,29 @@ class Analyzer:
                 session.tokens[asker][entry.token] = entry
             else:
                 session.finished_tokens[asker][entry.token] = entry
-        method = entry.record.method
-        if method == "initialize":
-            self._commit_initialize_response(record, session)
-        elif method == "tools/list" and record.kind is Kind.RESULT:
-            self._commit_tools_page(entry.record, record, session)
-        elif method == "server/discover" and record.kind is Kind.RESULT:
-            result = record.msg.get("result")
-            if isinstance(result, dict):
-                session.server_caps = result.get("capabilities")
+        return entry
+
+    def _commit_oversized(self, record: Record, session: Session) -> None:
+        """A line too long to read (IO013) is most likely a large response. When its start shows
+        the id of a request open on one side, that request is answered (by a response nothing can
+        judge; ``record.request`` names it); when the id is out of sight, each request open now
+        notes that the line may have answered it (``RequestEntry.unread_answer``)."""
+        response, request_id = head_answers(record.text)
+        if not response:
+            return
+        askers = (record.direction.other,) if record.direction is not None else tuple(Direction)
+        if request_id is not UNSEEN:
+            key = id_key(request_id)
+            open_on = [asker for asker in askers if key in session.pending[asker]]
+            if len(open_on) == 1:
+                record.request = self._answer(session, open_on[0], key, record).record
+                return
+            candidates = [session.pending[asker][key] for asker in open_on]  # both sides use the id
+        else:
+            candidates = [entry for asker in askers for entry in session.pending[asker].values()]
+        for entry in candidates:
+            if entry.unread_answer is None:
+                entry.unread_answer = record
 
     @staticmethod
     def _commit_initialize_response(record: Record, session: Session) -> None:

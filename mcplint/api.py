@@ -13,7 +13,7 @@ from mcplint.discovery import Discovery, Finder
 from mcplint.engine import Engine
 from mcplint.model import Finding, Record, Severity
 from mcplint.parse import Parser
-from mcplint.readers import UnknownFormat, open_frames
+from mcplint.readers import MAX_LINE_BYTES, UnknownFormat, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
 from mcplint.rules._base import Rule
 
@@ -67,6 +67,7 @@ class LintOptions:
     protocol_version: str | None = None
     stdin_filename: str = "-"
     rule_options: dict = field(default_factory=dict)  # code -> validated per-rule options
+    max_line_bytes: int = MAX_LINE_BYTES  # longer lines are not parsed (IO013)
 
 
 def _counted(records: Iterable[Record], summary: RunSummary) -> Iterator[Record]:
@@ -81,7 +82,7 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     terminal unless ``progress`` is False)."""
     engine = engine or Engine(rules, options.protocol_version)
     try:
-        fmt, frames = open_frames(stream, options.input_format, strict=True)
+        fmt, frames = open_frames(stream, options.input_format, strict=True, max_line_bytes=options.max_line_bytes)
     except UnknownFormat as exc:
         raise UnknownInput(f"{path}: {exc}") from exc
     summary.files += 1

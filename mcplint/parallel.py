@@ -41,7 +41,7 @@ from mcplint.api import LintOptions, _counted, _lint_file, lint_stream
 from mcplint.engine import Engine
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.parse import Frame, Parser
-from mcplint.readers import MAX_LINE_BYTES, READERS, UnknownFormat, iter_lines, open_frames
+from mcplint.readers import READERS, UnknownFormat, iter_lines, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
 from mcplint.rules import all_rules
 from mcplint.rules import load as load_rules
@@ -349,9 +349,9 @@ def _starts_session(line: bytes, fmt: str) -> bool:
             and record.direction is not Direction.S2C and record.session_key is None)
 
 
-def _session_starts(data: mmap.mmap, fmt: str) -> list[int]:
+def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]:
     """Byte offsets of the lines that open a session, found with a byte search and confirmed
-    line by line."""
+    line by line (a line longer than the limit is not read, so opens nothing)."""
     needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
     out: list[int] = []
     position = data.find(needle)
@@ -359,7 +359,7 @@ def _session_starts(data: mmap.mmap, fmt: str) -> list[int]:
         start = data.rfind(b"\n", 0, position) + 1
         end = data.find(b"\n", position)
         end = len(data) if end < 0 else end
-        if end - start <= MAX_LINE_BYTES and _starts_session(data[start:end], fmt):
+        if end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
             out.append(start)
         position = data.find(needle, end)
     return out
@@ -379,7 +379,7 @@ def _first_ordinal(data: mmap.mmap, first: int, fmt: str, options: LintOptions) 
     if first > PREFIX_PROBE_BYTES:
         return 2  # a guess (a session before the first handshake); parts check it
     analyzer = Analyzer("", options.protocol_version)
-    frames = READERS[fmt](iter_lines(io.BytesIO(data[:first])))
+    frames = READERS[fmt](iter_lines(io.BytesIO(data[:first]), options.max_line_bytes))
     for _ in Engine([], options.protocol_version).lint_records(Parser("").records(frames), "", analyzer):
         pass
     current = analyzer.current
@@ -397,7 +397,7 @@ def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
         return None
     with handle:
         try:
-            fmt, frames = open_frames(handle, options.input_format, strict=True)
+            fmt, frames = open_frames(handle, options.input_format, strict=True, max_line_bytes=options.max_line_bytes)
         except UnknownFormat:
             return None
         if fmt not in SPLITTABLE or any(f.session is not None for f, _ in zip(frames, range(50))):
@@ -407,7 +407,7 @@ def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
         except (OSError, ValueError):  # not a regular file after all: read it whole
             return None
         with data:
-            starts = _session_starts(data, fmt)
+            starts = _session_starts(data, fmt, options.max_line_bytes)
             if len(starts) < 2:
                 return None
             count = min(PARTS_PER_JOB * jobs, max(2, size // MIN_PART_BYTES))
@@ -500,7 +500,7 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
     summary = RunSummary()
     with open(part.path, "rb") as handle:
         handle.seek(part.start)
-        frames = READERS[part.fmt](iter_lines(handle))
+        frames = READERS[part.fmt](iter_lines(handle, options.max_line_bytes))
         if part.first_line != 1:
             frames = _shifted(frames, part.first_line - 1)
         records = _counted(_until(Parser(part.path).records(frames), part, log, result), summary)

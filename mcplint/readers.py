@@ -20,15 +20,26 @@ from mcplint.discovery import binary_reason
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, decode_line
 
-#: Lines longer than this are not parsed (reported as malformed); memory stays bounded.
+#: Lines longer than this are not parsed (IO013); memory stays bounded. ``max_line_bytes`` of
+#: :func:`open_frames` (``LintOptions.max_line_bytes``) overrides it.
 MAX_LINE_BYTES = 64 << 20
+#: How much of a line over the limit is kept (IO013 and the analyzer read its start).
+CUT_HEAD_BYTES = 4096
 SNIFF_LINES = 50
 SNIFF_BYTES = 1 << 20
 
 
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """What :func:`iter_lines` says of a line it cut: its whole size and the limit it exceeded."""
 
-def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, bool]]:
-    """Yield ``(line_without_newline, oversized)``; an oversized line is cut, the rest skipped."""
+    size: int
+    limit: int
+
+
+def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, Cut | bool]]:
+    """Yield ``(line_without_newline, cut)``: ``cut`` is False, or for a line longer than
+    ``max_bytes`` a :class:`Cut`, the line being cut to its first bytes and the rest skipped."""
     readline = stream.readline
     while True:
         chunk = readline(max_bytes + 1)
@@ -40,16 +51,26 @@ def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[t
         if len(chunk) <= max_bytes:  # last line without newline
             yield chunk, False
             return
+        size = len(chunk)
         while True:  # skip the rest of an oversized line
             rest = readline(1 << 20)
-            if not rest or rest.endswith(b"\n"):
+            if rest.endswith(b"\n"):
+                size += len(rest) - 1
                 break
-        yield chunk[:4096], True
+            size += len(rest)
+            if not rest:
+                break
+        yield chunk[:CUT_HEAD_BYTES], Cut(size, max_bytes)
 
 
-def _oversized(line: int, data: bytes) -> Frame:
-    return Frame(line, data, kind=Kind.MALFORMED, flags=frozenset({"oversized"}),
-                 error=f"line longer than {MAX_LINE_BYTES} bytes; not parsed")
+def oversized_frame(line: int, data: bytes, cut: Cut, **facts: Any) -> Frame:
+    """The frame of a line longer than the limit: not parsed, its start kept (IO013)."""
+    return Frame(line, data, kind=Kind.MALFORMED, flags=_OVERSIZED, msg=cut,
+                 error=f"line of {cut.size:,} bytes is longer than mcplint's limit of {cut.limit:,} bytes; "
+                       "not parsed", **facts)
+
+
+_OVERSIZED = frozenset({"oversized"})
 
 
 # -- plain JSON Lines -----------------------------------------------------------------------
@@ -57,7 +78,7 @@ def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """Plain JSON-RPC lines with no envelope: direction unknown, inferred later."""
     for number, (data, oversized) in enumerate(lines, 1):
         if oversized:
-            yield _oversized(number, data)
+            yield oversized_frame(number, data, oversized)
         else:
             yield Frame(number, data, observed=False)
 
@@ -77,11 +98,33 @@ def parse_ts(ts: Any) -> float | None:
         return None
 
 
+#: A member of a capture record's envelope, with its value when that is a string or a number.
+_ENVELOPE_MEMBER = re.compile(rb'"(ts|dir|session|raw|msg)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?)?')
+
+
+def _capture_head(data: bytes) -> dict[str, Any]:
+    """Direction, time and session of a capture record cut for its size, as far as the members
+    before its message (``raw`` or ``msg``) tell."""
+    facts: dict[str, Any] = {}
+    for member in _ENVELOPE_MEMBER.finditer(data):
+        name, value = member.groups()
+        if value is None or name in (b"raw", b"msg"):
+            break
+        value = orjson.loads(value)
+        if name == b"dir" and value in _DIRS:
+            facts["direction"] = _DIRS[value]
+        elif name == b"ts":
+            facts.update(ts=value if isinstance(value, str) else None, t=parse_ts(value))
+        elif name == b"session":
+            facts["session"] = str(value)
+    return facts
+
+
 def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """``{"ts", "dir", "raw"|"msg", "session"?}`` per line (DESIGN.md, canonical capture)."""
     for number, (data, oversized) in enumerate(lines, 1):
         if oversized:
-            yield _oversized(number, data)
+            yield oversized_frame(number, data, oversized, **_capture_head(data))
             continue
         envelope = _UNREAD
         if data[-1:] != b"\r":  # fast path: orjson checks UTF-8 itself, so a line it reads needs no decoding
@@ -179,7 +222,9 @@ def read_transcript(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """
     for number, (data, oversized) in enumerate(lines, 1):
         if oversized:
-            yield _oversized(number, data)
+            arrow = _ARROW.match(data.decode("utf-8", "replace"))
+            direction = None if arrow is None else Direction.C2S if arrow.group(1).startswith("C") else Direction.S2C
+            yield oversized_frame(number, data, oversized, direction=direction)
             continue
         text, flags = decode_line(data)
         text = strip_annotation(text)
@@ -317,15 +362,17 @@ def formats() -> tuple[str, ...]:
     return tuple(INPUT_FORMATS)
 
 
-def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = False) -> tuple[str, Iterator[Frame]]:
+def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = False,
+                max_line_bytes: int = MAX_LINE_BYTES) -> tuple[str, Iterator[Frame]]:
     """Sniff (unless told) and return the format name and the frames of ``stream``.
 
     With ``strict``, a binary stream raises :class:`BinaryInput`, and a stream that no format
     claims and that has no line looking like JSON-RPC raises :class:`UnknownFormat` (otherwise
     both are read as plain JSON Lines, every line accounted for). Empty input, and
-    JSON-RPC lines mixed with banners, are never unknown.
+    JSON-RPC lines mixed with banners, are never unknown. Lines longer than ``max_line_bytes``
+    are not parsed (IO013).
     """
-    lines = iter_lines(stream)
+    lines = iter_lines(stream, max_line_bytes)
     head: list[tuple[bytes, bool]] = []
     size = 0
     for item in lines:

@@ -4,7 +4,8 @@ Examples are ```transcript blocks, or ```har blocks for HTTP rules: a HAR docume
 per few lines) run through the HAR reader, annotated like transcripts at the end of the entry's
 first line, with ``# init <version> [session=<id>] [C=<caps>] [S=<caps>]`` for the Streamable
 HTTP handshake (see ``tests/harbuilder.py``). Options of the page's rule may follow the fence's
-language, as ``key=value`` pairs (```transcript max-pending=2): the example runs with them.
+language, as ``key=value`` pairs (```transcript max-pending=2): the example runs with them;
+``max-line-bytes=N`` is the reader's line limit (``LintOptions.max_line_bytes``) instead.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from mcplint.engine import Engine
 from mcplint.model import Finding
 from mcplint.parse import Parser
-from mcplint.readers import read_transcript, iter_lines
+from mcplint.readers import MAX_LINE_BYTES, iter_lines, read_transcript
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
@@ -34,6 +35,7 @@ class Example:
     expected: dict[tuple[int, str], str] = field(default_factory=dict)
     kind: str = "transcript"  # or "har"
     options: dict[str, str] = field(default_factory=dict)  # options of the page's rule (hyphenated names)
+    max_line_bytes: int = MAX_LINE_BYTES  # the reader's line limit
 
     @property
     def codes(self) -> set[str]:
@@ -60,7 +62,8 @@ def parse_page(path: Path) -> Page:
     for name in ("Example", "Use instead"):
         for block in _FENCE.finditer(sections.get(name, "")):
             options = dict(pair.split("=", 1) for pair in block.group(2).split())
-            example = Example(name, block.group(3), kind=block.group(1), options=options)
+            limit = int(options.pop("max-line-bytes", MAX_LINE_BYTES))
+            example = Example(name, block.group(3), kind=block.group(1), options=options, max_line_bytes=limit)
             for number, line in enumerate(example.text.splitlines(), 1):
                 expect = _EXPECT.search(line)
                 if expect:
@@ -71,10 +74,10 @@ def parse_page(path: Path) -> Page:
     return Page(path, title, sections, examples)
 
 
-def run_transcript(text: str, engine: Engine | None = None) -> list[Finding]:
+def run_transcript(text: str, engine: Engine | None = None, max_line_bytes: int = MAX_LINE_BYTES) -> list[Finding]:
     """Lint a transcript snippet with every rule."""
     engine = engine or Engine()
-    frames = read_transcript(iter_lines(io.BytesIO(text.encode("utf-8"))))
+    frames = read_transcript(iter_lines(io.BytesIO(text.encode("utf-8")), max_line_bytes))
     return list(engine.lint_records(Parser("<example>").records(frames), "<example>"))
 
 
@@ -85,6 +88,6 @@ def run_example(example: Example, engine: Engine | None = None) -> list[Finding]
         from tests.harbuilder import expand_example
 
         engine = engine or Engine()
-        frames = read_har(iter_lines(io.BytesIO(expand_example(example.text).encode("utf-8"))))
+        frames = read_har(iter_lines(io.BytesIO(expand_example(example.text).encode("utf-8")), example.max_line_bytes))
         return list(engine.lint_records(Parser("<example>").records(frames), "<example>"))
-    return run_transcript(example.text, engine)
+    return run_transcript(example.text, engine, example.max_line_bytes)

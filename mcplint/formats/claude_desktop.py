@@ -131,7 +131,7 @@ def read_claude_desktop(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     block_session: str | None = None  # the session of the entry a metadata block belongs to
     for number, (data, too_long) in enumerate(lines, 1):
         if too_long:
-            yield oversized(number, data)
+            yield oversized(number, data, too_long)
             continue
         text, flags = decode_line(data)
         parsed = parse_line(text)

@@ -100,7 +100,7 @@ def read_go_sdk(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     votes: set[str] = set()
     for number, (data, too_long) in enumerate(lines, 1):
         if too_long:
-            frame, verb = oversized(number, data), ""
+            frame, verb = oversized(number, data, too_long), ""
         else:
             text, flags = decode_line(data)
             found = _message(text)

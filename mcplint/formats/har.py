@@ -52,7 +52,7 @@ from urllib.parse import urljoin, urlsplit
 from mcplint import protocol
 from mcplint.model import ORDER_UNCERTAIN, Direction, Kind, id_key
 from mcplint.parse import Frame, decode_line
-from mcplint.readers import InputFormat, parse_ts, register_format
+from mcplint.readers import InputFormat, oversized_frame, parse_ts, register_format
 
 _DECODER = json.JSONDecoder()
 _WS = re.compile(r"[ \t\n\r]*")
@@ -906,11 +906,12 @@ def _stream(entry: _Entry, stream: int, sent: float) -> list[_Item]:
 def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """Frames of a HAR document (see the module docstring)."""
     texts: list[str] = []
-    oversized = False
-    for data, cut in lines:
+    cut: dict[int, Any] = {}  # line -> readers.Cut of the lines too long to read (IO013)
+    for number, (data, too_long) in enumerate(lines, 1):
         text, _ = decode_line(data)
         texts.append(text)
-        oversized = oversized or cut
+        if too_long:
+            cut[number] = too_long
     if not texts:
         return
     joined = "\n".join(texts)
@@ -936,8 +937,8 @@ def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     for entry in entries:
         sessions.assign(entry)
     error_line = line_of(error.pos) if error is not None else None
-    if oversized and error is not None:
-        error = HarError(f"a line is longer than the reader's limit; {error}", error.pos)
+    if cut and error_line is not None and error_line >= min(cut):
+        error_line = None  # the document breaks off at a line too long to read: IO013 says so
 
     streams: list[list[_Item]] = []
     sent = -_INF
@@ -958,6 +959,9 @@ def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         while done + 1 < end:
             done += 1
             text, emitted = texts[done - 1], done in entry_lines
+            if done in cut:
+                yield oversized_frame(done, text, cut[done], session=session_at, transport="http")
+                emitted = True
             for message in bad.get(done, ()):
                 yield Frame(done, text, kind=Kind.MALFORMED, flags=frozenset({"envelope"}), error=message,
                             session=session_at, transport="http", observed=False)

@@ -151,14 +151,14 @@ def _frame(line: int, message: dict, direction: Direction | None, observed: bool
 
 def read_inspector(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     raw: list[bytes] = []
-    cut: set[int] = set()
+    cut: dict[int, Any] = {}
     for number, (data, too_long) in enumerate(lines, 1):
         raw.append(data)
         if too_long:
-            cut.add(number)
+            cut[number] = too_long
     if cut:  # a line over the size limit: the document cannot be read
         for number in range(1, len(raw) + 1):
-            yield oversized(number, raw[number - 1]) if number in cut else comment(number, "")
+            yield oversized(number, raw[number - 1], cut[number]) if number in cut else comment(number, "")
         return
     text = "\n".join(data.decode("utf-8", "replace") for data in raw)
     text = text.removeprefix("\ufeff")

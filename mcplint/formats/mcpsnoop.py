@@ -46,7 +46,7 @@ def is_envelope(value: Any) -> bool:
 def read_mcpsnoop(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     for number, (data, too_long) in enumerate(lines, 1):
         if too_long:
-            yield oversized(number, data)
+            yield oversized(number, data, too_long)
             continue
         text, _ = decode_line(data)
         if not text.strip():

@@ -80,7 +80,7 @@ def read_mcpspy(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     starts = Starts()
     for number, (data, too_long) in enumerate(lines, 1):
         if too_long:
-            yield oversized(number, data)
+            yield oversized(number, data, too_long)
             continue
         text, _ = decode_line(data)
         if not text.strip():

@@ -67,7 +67,7 @@ def read_vscode(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     previous_stderr = False
     for number, (data, too_long) in enumerate(lines, 1):
         if too_long:
-            yield oversized(number, data)
+            yield oversized(number, data, too_long)
             continue
         text, flags = decode_line(data)
         prefix = _PREFIX.match(text)

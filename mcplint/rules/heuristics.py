@@ -40,7 +40,7 @@ from mcplint.rules._base import (
 )
 from mcplint.rules._memo import per_record
 from mcplint.rules.subscriptions import Subscriptions, asks_for
-from mcplint.rules.unanswered import LONG_LIVED, label
+from mcplint.rules.unanswered import LONG_LIVED, label, maybe_answered
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
@@ -133,7 +133,7 @@ class _Reissue(Rule):
         for retry in session.state_for(self).get("retries", {}).values():
             entry = retry.earlier
             if entry.pending and entry.cancel is None:
-                yield self.describe(retry, "it was never answered")
+                yield maybe_answered(self.describe(retry, "it was never answered"), entry)
 
     def describe(self, retry: Retry, outcome: str):
         earlier = retry.earlier.record

@@ -1,10 +1,14 @@
-"""mcplint's own limits (IO012): a session so long that a table mcplint keeps for it forgot entries.
+"""mcplint's own limits (IO012, IO013): a session so long that a table mcplint keeps for it forgot
+entries; a line too long to read.
 
 mcplint streams: per session it remembers the requests it saw (most of them compact), the open
 ones, live progress tokens and the last tool list, each up to a cap (``analyzer.Limits``), so that
 memory does not grow with the capture. When a table first forgets an entry the analyzer notes the
-record (``Session.limits_hit``); this rule reports it once per session and table, saying which
-checks see less from there on. The caps are this rule's options.
+record (``Session.limits_hit``); IO012 reports it once per session and table, saying which
+checks see less from there on. The caps are IO012's options.
+
+Input lines are read up to ``LintOptions.max_line_bytes`` (``readers.MAX_LINE_BYTES``); a longer
+line is cut by the reader, not parsed, and IO013 reports it once per file.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from mcplint.analyzer import MAX_ANSWERED, MAX_OPEN_SESSIONS, MAX_PENDING, MAX_TOOLS, Limits
-from mcplint.model import Severity
-from mcplint.rules._base import Rule, RuleOptions, rule
+from mcplint.model import Kind, Severity
+from mcplint.rules._base import Rule, RuleOptions, fmt_id, rule
 from mcplint.rules.resources import MAX_SUBSCRIPTIONS
 
 _SIDE = {"c2s": "client", "s2c": "server"}
@@ -90,3 +94,52 @@ class TrackingLimitReached(Rule):
             limit = getattr(self, option) if isinstance(option, str) else option
             yield self.report(record, f"Tracking limit reached: {what.format(side=_SIDE.get(side), limit=limit)}; "
                                       f"from here on {missed}")
+
+
+def _size(count: int) -> str:
+    """``64 MiB (67,108,864 bytes)``, or ``1,500 bytes`` for a size that is no round unit."""
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift} {unit} ({count:,} bytes)"
+    return f"{count:,} bytes"
+
+
+#: Session.file_state key: a line over the limit was reported in this file.
+_LINE_REPORTED = "mcplint.line-limit-reported"
+
+
+@rule
+class LineLimitReached(Rule):
+    """Checks for input lines longer than mcplint reads (its line limit, not the protocol's)."""
+
+    code, name = "IO013", "line-limit-reached"
+    severity, level, spec = Severity.INFO, "info", "basic/transports §stdio"
+    kinds, requires = frozenset({Kind.MALFORMED}), frozenset({"flags"})
+    party = "capture"
+    hint = "Raise the limit with --max-line-bytes, or max-line-bytes in [tool.mcplint], if the machine has the memory."
+
+    def check(self, record, session):
+        if "oversized" not in record.flags:
+            return ()
+        state = session.state_for(self)
+        if "first" in state:
+            state["more"] += 1
+        elif _LINE_REPORTED not in session.file_state:  # once per file: the first such line
+            session.file_state[_LINE_REPORTED] = True
+            state["first"], state["more"] = record, 0
+        return ()
+
+    def finish(self, session):
+        state = session.state_for(self)
+        record = state.get("first")
+        if record is None:
+            return
+        cut, more = record.msg, state["more"]
+        request = record.request  # the analyzer's reading of the line's start
+        answers = (f" (by its start, the response to {request.method} #{fmt_id(request.id)} on line {request.line})"
+                   if request is not None else "")
+        others = (f"; {more} more line{'s' if more != 1 else ''} of this session {'were' if more != 1 else 'was'} "
+                  "not read either" if more else "")
+        yield self.report(record, f"Line {record.line}{answers} is {cut.size:,} bytes long, more than mcplint's "
+                                  f"line limit of {_size(cut.limit)}: it was not read{others}. Raise the limit with "
+                                  "--max-line-bytes, or max-line-bytes in [tool.mcplint]")

@@ -12,7 +12,7 @@ from itertools import chain
 
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
-from mcplint.model import Direction, Record, Severity, id_key
+from mcplint.model import Direction, Finding, Record, Related, Severity, id_key
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule, where
 from mcplint.rules._http import facts_of
 
@@ -91,6 +91,17 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min"
 
 
+def maybe_answered(finding: Finding, entry: RequestEntry) -> Finding:
+    """A request that a line too long to read may have answered (IO013, its id out of sight):
+    said so, and reported as info with low confidence."""
+    line = entry.unread_answer
+    if line is not None:
+        finding.severity, finding.confidence = Severity.INFO, "low"
+        finding.message += f"; {where(line)} was too long for mcplint to read (IO013) and may have been its response"
+        finding.related.append(Related(line.line, "line too long to read (IO013)"))
+    return finding
+
+
 def label(record: Record) -> str:
     return f"{record.method} #{fmt_id(record.id)}"
 
@@ -164,8 +175,9 @@ class RequestUnanswered(_Unanswered):
             if closed is not None and closed.seq < request.seq:
                 closed = None  # requests sent after it were not given up by it
             if request.method == "initialize":  # which the client may not cancel
-                yield self.report(request, f"{label(request)} was never answered, so the handshake never "
-                                           f"completed: the server never replied ({until_end(entry, session)})")
+                yield maybe_answered(self.report(
+                    request, f"{label(request)} was never answered, so the handshake never completed: the server "
+                             f"never replied ({until_end(entry, session)})"), entry)
             elif later is not None or closed is not None:
                 if later is not None:  # it stopped waiting without the cancellation the lifecycle asks for
                     how, gave_up, severity = f"sent it again as {label(later)}", "the same request sent again", None
@@ -178,10 +190,10 @@ class RequestUnanswered(_Unanswered):
                              f"and the client gave up on it and {how} ({until_end(entry, session)})",
                     related=[(later or closed, gave_up)], severity=severity)
                 finding.party = None  # the capture cannot tell whether the server was stuck or still working
-                yield finding
+                yield maybe_answered(finding, entry)
             else:
-                yield self.report(request, f"{label(request)} was never answered and never cancelled "
-                                           f"({until_end(entry, session)})")
+                yield maybe_answered(self.report(request, f"{label(request)} was never answered and never cancelled "
+                                                          f"({until_end(entry, session)})"), entry)
 
 
 @rule
@@ -208,5 +220,5 @@ class ServerRequestUnanswered(_Unanswered):
             if waiting:
                 message += (f"; the client's {', '.join(label(c.record) for c in waiting)} "
                             f"{'is' if len(waiting) == 1 else 'are'} probably stuck behind it")
-            yield self.report(request, message,
-                              related=[(c.record, "client request waiting for this one") for c in waiting])
+            yield maybe_answered(self.report(
+                request, message, related=[(c.record, "client request waiting for this one") for c in waiting]), entry)
