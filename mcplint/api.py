@@ -115,7 +115,7 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
         except UnknownInput:
             if not optional:
                 raise
-            summary.skipped.append(name)
+            summary.skipped.append((name, "in no known capture format"))
             return [], summary
 
 
@@ -166,7 +166,7 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
         engine = Engine(rules, options.protocol_version, observers)
         parts = [_lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []
-    summary = RunSummary(skipped=[d.path for d in found.not_captures])
+    summary = RunSummary(skipped=[(d.path, d.reason) for d in found.not_captures])
     for part_findings, part in parts:
         findings.extend(part_findings)
         summary.merge(part)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import orjson
 
@@ -18,12 +19,12 @@ class BaselineError(ValueError):
     """A baseline file that cannot be read."""
 
 
-def write(path: str | Path, findings: list[Finding]) -> int:
-    """Write the fingerprints of ``findings`` (sorted) to ``path``; return how many."""
+def write(out: IO[bytes], findings: list[Finding]) -> int:
+    """Write the fingerprints of ``findings`` (sorted) to the binary stream ``out``; return how many."""
     entries = [{"fingerprint": print_, "code": f.code, "path": f.path, "line": f.line, "message": f.message}
                for f, print_ in zip(findings, fingerprints(findings))]
     document = {"tool": "mcplint", "version": __version__, "format": FORMAT_VERSION, "findings": entries}
-    Path(path).write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
     return len(entries)
 
 

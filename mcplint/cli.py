@@ -1,4 +1,4 @@
-"""The ``mcplint`` command line."""
+"""The ``mcplint`` command line: click wiring of the commands (their work lives elsewhere)."""
 
 from __future__ import annotations
 
@@ -9,30 +9,142 @@ import click
 import orjson
 
 from mcplint import __version__, baseline, protocol
-from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, exceeds, input_bytes, lint_paths
+from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, discover, exceeds, input_bytes, lint_paths
+from mcplint.cli_common import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, OutputFile, fail, input_paths, warn
+from mcplint.config import Config, ConfigError, Loaded
+from mcplint.config import load as load_config
 from mcplint.docs import read_page
 from mcplint.excerpt import mask_text
 from mcplint.model import Severity
 from mcplint.readers import FORMATS
 from mcplint.report import COLORED, REPORTERS
-from mcplint.report.text import statistics
+from mcplint.report.text import statistics, statistics_json
 from mcplint.rules import load
-from mcplint.config import Config, ConfigError, Loaded
-from mcplint.config import load as load_config
+from mcplint.settings import Settings, resolve_settings
 from mcplint.settings import apply as apply_settings
-from mcplint.settings import resolve_settings
+from mcplint.terminal import COLOR_CHOICES, color_wanted
 
 SEVERITIES = click.Choice([s.value for s in Severity])
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
-    return [part for value in values for part in value.split(",") if part.strip()]
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group: Ctrl-C exits 130 quietly; a bug of ours is one line and exit 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("mcplint: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:  # the reader went away (`mcplint ... | head`): stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("MCPLINT_DEBUG"):
+                raise
+            click.echo(f"mcplint: internal error: {type(exc).__name__}: {mask_text(str(exc))} (set MCPLINT_DEBUG=1 "
+                       "for the traceback, and please report it)", err=True)
+            sys.exit(EXIT_ERROR)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcplint")
 def main() -> None:
     """Lint captured Model Context Protocol (MCP) traffic against the spec."""
+
+
+def _options(*decorators):
+    """Apply a list of click decorators in reading order."""
+    def apply(function):
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+    return apply
+
+
+#: What every command that reads captures accepts: paths, input options, file discovery, config.
+input_options = _options(
+    click.argument("paths", nargs=-1, metavar="[PATH|-]..."),
+    click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
+                 help="Input format; sniffed from the first lines by default."),
+    click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
+                 help="Revision to assume when the capture starts after initialize."),
+    click.option("--stdin-filename", default="-", help="Name to report for input read from stdin."),
+    click.option("--exclude", multiple=True, metavar="PATTERNS",
+                 help="Gitignore-style patterns to skip in directories (replaces the default excludes; "
+                      "comma-separated, repeatable)."),
+    click.option("--extend-exclude", multiple=True, metavar="PATTERNS", help="Patterns to skip, added to the excludes."),
+    click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+                 help="Skip what .gitignore, .git/info/exclude and git's global excludes ignore [default: on]."),
+    click.option("--force-exclude", is_flag=True, default=None,
+                 help="Apply excludes to files named on the command line too (for pre-commit)."),
+    click.option("--max-line-bytes", type=click.IntRange(min=1024), metavar="BYTES",
+                 help="Longer input lines are not parsed (reported as IO013) [default: 64 MiB]."),
+    click.option("--config", "config_file", metavar="PATH",
+                 help="Configuration file (default: mcplint.toml, .mcplint.toml or pyproject.toml found upwards)."),
+    click.option("--isolated", is_flag=True, help="Ignore configuration files."),
+    click.option("-v", "--verbose", is_flag=True,
+                 help="Say on stderr which input format each file was read as, and list skipped files."),
+)
+
+
+def _output_options(formats: list[str], default: str | None, help: str | None = None, envvar: str | None = None):
+    """``--output-format``, ``-o/--output-file`` and ``--color``."""
+    return _options(
+        click.option("--output-format", type=click.Choice(formats), default=default, show_default=default is not None,
+                     envvar=envvar, help=help),
+        click.option("-o", "--output-file", metavar="FILE", help="Write to FILE instead of stdout."),
+        click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+                     help="Colour text output (auto: on a terminal, honouring NO_COLOR and FORCE_COLOR)."),
+    )
+
+
+def _settings(ctx: click.Context, config_file: str | None, isolated: bool, **given) -> Settings:
+    """The configuration file (``--config``, found, or none with ``--isolated``) merged with the
+    command line; a bad file or value is a one-line error naming the key."""
+    if config_file is not None and not os.path.isfile(config_file):
+        fail(f"--config {config_file}: no such file")
+    origins = {}
+    if ctx.get_parameter_source("output_format") is click.core.ParameterSource.ENVIRONMENT:
+        origins["output_format"] = "environment MCPLINT_OUTPUT_FORMAT"
+    for key in ("select", "extend_select", "ignore", "exclude", "extend_exclude"):
+        if key in given:
+            given[key] = _split(given[key])
+    if given.get("exclude") == []:
+        given["exclude"] = None
+    try:
+        loaded = Loaded(Config(), None) if isolated else load_config(config_file)
+        return resolve_settings(loaded, origins=origins, **given)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def _lint_options(settings: Settings, input_format: str, stdin_filename: str = "-") -> LintOptions:
+    return LintOptions(input_format, settings.protocol_version, stdin_filename, settings.rule_options,
+                       max_line_bytes=settings.max_line_bytes)
+
+
+def _lint(paths: list[str], rules, options: LintOptions, settings: Settings, jobs: int = 1, observers=()):
+    """Run the linter; an input it cannot read is a one-line error."""
+    try:
+        return lint_paths(paths, rules, options, jobs=jobs, observers=observers, finder=settings.finder())
+    except InputError as exc:
+        fail(str(exc))
+
+
+def _notes(summary, verbose: bool) -> None:
+    """What the run read and left out, on stderr (the formats' summaries count it too)."""
+    if verbose:
+        for path, fmt in summary.formats.items():
+            click.echo(f"mcplint: reading {path} as {fmt}", err=True)
+        for path, why in summary.skipped:
+            click.echo(f"mcplint: skipped {path}: {why}", err=True)
 
 
 def _jobs(jobs: int | None, paths) -> int:
@@ -43,97 +155,94 @@ def _jobs(jobs: int | None, paths) -> int:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
-@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
-              help="Input format; sniffed from the first lines by default.")
-@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
-              help="Revision to assume when the capture starts after initialize.")
-@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), envvar="MCPLINT_OUTPUT_FORMAT",
-              help="Output format (default: full, or output-format from the configuration).")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True),
-              help="Write results to this file instead of stdout.")
+@input_options
+@_output_options(sorted(REPORTERS), None, "Output format (default: full, or output-format from the configuration).",
+                 envvar="MCPLINT_OUTPUT_FORMAT")
 @click.option("--select", multiple=True, metavar="RULES",
               help="Rules to run: codes, prefixes, names, categories or ALL (comma-separated, repeatable).")
 @click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to add to the selection.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Rules to skip (same syntax as --select).")
 @click.option("--fail-on", type=SEVERITIES, help="Exit 1 when a finding has at least this severity [default: error].")
-@click.option("--min-severity", type=SEVERITIES, help="Hide findings below this severity [default: info].")
+@click.option("--min-severity", type=SEVERITIES,
+              help="Hide findings below this severity [default: info]; --fail-on still counts them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings exceed --fail-on.")
-@click.option("--stdin-filename", default="-", help="Name to report for input read from stdin.")
-@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary line, no notes.")
 @click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
               help="Also write FORMAT to PATH (repeatable), e.g. --report sarif=mcplint.sarif.")
-@click.option("--statistics", is_flag=True, help="Print counts per rule instead of the findings.")
+@click.option("--statistics", is_flag=True,
+              help="Print counts per rule and severity instead of the findings (JSON with --output-format json).")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=None,
               help="Lint files, and the sessions of large files, in this many processes (0: one per CPU; "
                    "default: one per CPU when the inputs hold 8 MB or more, else 1).")
-@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Record the current findings in FILE (then exit 0).")
-@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, exists=True), metavar="FILE",
+@click.option("--write-baseline", metavar="FILE", help="Record the current findings in FILE (then exit 0).")
+@click.option("--baseline", "baseline_file", metavar="FILE",
               help="Hide findings recorded in FILE; report entries that no longer match.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True), metavar="PATH",
-              help="Configuration file (default: mcplint.toml, .mcplint.toml or pyproject.toml found upwards).")
-@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
-@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which input format each file was read as.")
-def check(paths, input_format, protocol_version, output_format, output_file, select, extend_select, ignore,
-          fail_on, min_severity, exit_zero, stdin_filename, color, reports, statistics, jobs,
-          write_baseline, baseline_file, config_file, isolated, verbose) -> None:
+@click.option("--show-files", is_flag=True, help="List the files a run would lint, and why others are skipped; lint nothing.")
+@click.option("--show-settings", is_flag=True, help="Print the effective settings and where each came from; lint nothing.")
+@click.pass_context
+def check(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
+          force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color, select,
+          extend_select, ignore, fail_on, min_severity, exit_zero, quiet, reports, statistics, jobs, write_baseline,
+          baseline_file, show_files, show_settings) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
-    Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job.
+    Without PATH: the working directory at a terminal, stdin when input is piped in.
+    Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job,
+    130 interrupted.
     """
-    try:
-        loaded = Loaded(Config(), None) if isolated else load_config(config_file)
-        settings = resolve_settings(loaded, select=_split(select), extend_select=_split(extend_select),
-                                    ignore=_split(ignore), fail_on=fail_on, min_severity=min_severity,
-                                    output_format=output_format, protocol_version=protocol_version)
-    except ConfigError as exc:
-        click.echo(f"mcplint: error: {exc}", err=True)
-        sys.exit(2)
-    extra_reports = [_report_spec(spec) for spec in reports]
-    options = LintOptions(input_format, settings.protocol_version, stdin_filename, settings.rule_options)
-    try:
-        findings, summary = lint_paths(list(paths), settings.rules, options, jobs=_jobs(jobs, paths))
-    except InputError as exc:
-        click.echo(f"mcplint: error: {exc}", err=True)
-        sys.exit(2)
-    except Exception as exc:  # a bug of ours: say so in one line, exit 2 (traceback on request)
-        if os.environ.get("MCPLINT_DEBUG"):
-            raise
-        click.echo(f"mcplint: internal error: {type(exc).__name__}: {mask_text(str(exc))} (set MCPLINT_DEBUG=1 for "
-                   "the traceback, and please report it)", err=True)
-        sys.exit(2)
-    if verbose:
-        for path, fmt in summary.formats.items():
-            click.echo(f"mcplint: reading {path} as {fmt}", err=True)
-    shown = apply_settings(findings, settings)
-    for name in summary.skipped:
-        click.echo(f"mcplint: skipped {name}: in no known capture format", err=True)
-    if write_baseline:
-        count = baseline.write(write_baseline, shown)
-        click.echo(f"mcplint: wrote {count} finding{'s' if count != 1 else ''} to baseline {write_baseline}", err=True)
+    settings = _settings(ctx, config_file, isolated, select=select, extend_select=extend_select, ignore=ignore,
+                         fail_on=fail_on, min_severity=min_severity, output_format=output_format,
+                         protocol_version=protocol_version, exclude=exclude, extend_exclude=extend_exclude,
+                         respect_gitignore=respect_gitignore, force_exclude=force_exclude,
+                         max_line_bytes=max_line_bytes)
+    paths = input_paths(paths)
+    if show_settings:
+        from mcplint.show_settings import render
+
+        click.echo(render(settings, color_wanted(color)), nl=False)
         return
-    if baseline_file:
-        try:
-            filtered = baseline.apply(baseline_file, shown)
-        except baseline.BaselineError as exc:
-            click.echo(f"mcplint: error: {exc}", err=True)
-            sys.exit(2)
-        shown = filtered.kept
-        if filtered.hidden:
-            click.echo(f"mcplint: the baseline hid {filtered.hidden} finding(s)", err=True)
-        if filtered.stale:
-            click.echo(f"mcplint: {len(filtered.stale)} baseline entr{'y' if len(filtered.stale) == 1 else 'ies'} "
-                       "no longer match (fixed, or the capture changed); refresh it with --write-baseline:",
-                       err=True)
-            for entry in filtered.stale:
-                click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} "
-                           f"{mask_text(str(entry.get('message')))}",
-                           err=True)
-    main_format = "statistics" if statistics else settings.output_format
-    _write(main_format, shown, summary, output_file, color)
-    for fmt, path in extra_reports:
-        _write(fmt, shown, summary, path, "never")
+    if show_files:
+        _show_files(paths, settings, color)
+        return
+    if baseline_file is not None and not os.path.isfile(baseline_file):
+        fail(f"--baseline {baseline_file}: no such file")
+    main_format = settings.output_format
+    if statistics:
+        main_format = "statistics-json" if main_format == "json" else "statistics"
+    outputs = [(main_format, OutputFile(output_file)), *((fmt, OutputFile(path, what="report file"))
+                                                         for fmt, path in map(_report_spec, reports))]
+    baseline_out = OutputFile(write_baseline, binary=True, what="baseline file") if write_baseline else None
+    for _, out in outputs:  # an unwritable output fails now, not after the work
+        out.open()
+    if baseline_out is not None:
+        baseline_out.open()
+    try:
+        findings, summary = _lint(paths, settings.rules, _lint_options(settings, input_format, stdin_filename),
+                                  settings, jobs=_jobs(jobs, paths))
+        _notes(summary, verbose)
+        reported = apply_settings(findings, settings, min_severity=Severity.INFO)  # --fail-on counts these
+        if baseline_out is not None:
+            count = baseline.write(baseline_out.stream, _at_least(reported, settings.min_severity))
+            baseline_out.commit()
+            for _, out in outputs:
+                out.discard()
+            click.echo(f"mcplint: wrote {_count(count, 'finding')} to baseline {write_baseline}", err=True)
+            return
+        if baseline_file:
+            reported = _apply_baseline(baseline_file, reported, quiet)
+        shown = _at_least(reported, settings.min_severity)
+        summary.fail_on = settings.fail_on
+        for f in reported:
+            if f.severity.rank < settings.min_severity.rank:
+                summary.hidden[f.severity] = summary.hidden.get(f.severity, 0) + 1
+        for index, (fmt, out) in enumerate(outputs):
+            _render(fmt, shown, summary, out.stream, color if index == 0 else "never", quiet)
+            out.commit()
+    finally:
+        for _, out in outputs:
+            out.discard()
+        if baseline_out is not None:
+            baseline_out.discard()
     if summary.crashes:  # findings above are complete except for the failed checks: say so, exit 2
         for crash in summary.crashes[:5]:
             where, sep, error = crash.partition(": ")  # "<rule> failed on <path>:<line>", the exception
@@ -142,174 +251,234 @@ def check(paths, input_format, protocol_version, output_format, output_file, sel
         click.echo(("" if more <= 0 else f"mcplint: ... and {more} more; ") +
                    "mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)",
                    err=True)
-        sys.exit(2)
-    if not exit_zero and exceeds(shown, settings.fail_on):
-        sys.exit(1)
+        sys.exit(EXIT_ERROR)
+    if not exit_zero and exceeds(reported, settings.fail_on):
+        sys.exit(EXIT_FINDINGS)
+
+
+def _at_least(findings, severity: Severity) -> list:
+    return [f for f in findings if f.severity.rank >= severity.rank]
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _apply_baseline(path: str, findings, quiet: bool):
+    try:
+        filtered = baseline.apply(path, findings)
+    except baseline.BaselineError as exc:
+        fail(str(exc))
+    if filtered.hidden and not quiet:
+        click.echo(f"mcplint: the baseline hid {_count(filtered.hidden, 'finding')}", err=True)
+    if filtered.stale:
+        click.echo(f"mcplint: {len(filtered.stale)} baseline entr{'y' if len(filtered.stale) == 1 else 'ies'} "
+                   "no longer match (fixed, or the capture changed); refresh it with --write-baseline:", err=True)
+        for entry in filtered.stale:
+            click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} "
+                       f"{mask_text(str(entry.get('message')))}", err=True)
+    return filtered.kept
+
+
+def _show_files(paths: list[str], settings: Settings, color: str) -> None:
+    """``--show-files``: every decision of file discovery, linted files first."""
+    from mcplint.terminal import styler
+
+    try:
+        found = discover(paths, settings.finder())
+    except InputError as exc:
+        fail(str(exc))
+    style = styler(color_wanted(color))
+    for decision in sorted(found.decisions, key=lambda d: not d.lint):
+        verdict = style("lint", fg="green") if decision.lint else style("skip", fg="yellow")
+        click.echo(f"{verdict}  {decision.path}  ({decision.reason})")
+    skipped = len(found.decisions) - len(found.files)
+    click.echo(f"{_count(len(found.files), 'file')} to lint, {skipped} skipped.", err=True)
 
 
 def _report_spec(spec: str) -> tuple[str, str]:
     fmt, sep, path = spec.partition("=")
     if not sep or not path or fmt not in REPORTERS:
-        raise click.BadParameter(f"expected FORMAT=PATH with FORMAT one of {', '.join(sorted(REPORTERS))}",
-                                 param_hint="--report")
+        fail(f"--report {spec!r}: expected FORMAT=PATH with FORMAT one of {', '.join(sorted(REPORTERS))}")
     return fmt, path
 
 
-def _write(fmt: str, findings, summary, path: str | None, color: str) -> None:
-    """Render ``findings`` in ``fmt`` to ``path`` (stdout when None)."""
-    out = open(path, "w", encoding="utf-8") if path else sys.stdout
-    try:
-        if fmt == "statistics":
-            statistics(findings, summary, out)
-        elif fmt in COLORED:
-            use_color = color == "always" or (color == "auto" and out is sys.stdout and sys.stdout.isatty()
-                                              and "NO_COLOR" not in os.environ)
-            REPORTERS[fmt](findings, summary, out, color=use_color)
-        else:
-            REPORTERS[fmt](findings, summary, out)
-    finally:
-        if path:
-            out.close()
+def _render(fmt: str, findings, summary, out, color: str, quiet: bool) -> None:
+    """Render ``findings`` in ``fmt`` to the open text stream ``out``."""
+    use_color = color_wanted(color, out)
+    if fmt == "statistics":
+        statistics(findings, summary, out, color=use_color, quiet=quiet)
+    elif fmt == "statistics-json":
+        statistics_json(findings, summary, out)
+    elif fmt in COLORED:
+        REPORTERS[fmt](findings, summary, out, color=use_color, quiet=quiet)
+    else:
+        REPORTERS[fmt](findings, summary, out)
+
+
+def _emit(text: str, output_file: str | None) -> None:
+    """Print ``text`` (with a final newline) to stdout or, atomically, to ``output_file``."""
+    with OutputFile(output_file) as out:
+        out.stream.write(text if text.endswith("\n") else text + "\n")
 
 
 @main.command()
-@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
-@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
-@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
-@click.option("--output-format", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@input_options
+@_output_options(["table", "json"], "table")
 @click.option("--per-session/--overall", default=True, show_default=True,
               help="Tables per session as well as the overall one.")
-def stats(paths, input_format, protocol_version, output_format, per_session) -> None:
+@click.pass_context
+def stats(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
+          force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
+          per_session) -> None:
     """Traffic figures: messages per method, latency, errors, isError rate, open requests."""
     from mcplint.stats import StatsCollector, as_dict, merged
     from mcplint.stats_report import render_tables
 
-    collector = StatsCollector()
-    try:
-        findings, summary = lint_paths(list(paths), None, LintOptions(input_format, protocol_version),
-                                       observers=[collector])
-    except InputError as exc:
-        click.echo(f"mcplint: error: {exc}", err=True)
-        sys.exit(2)
-    collector.add_findings(findings)
-    sessions = collector.labelled()
-    overall = merged(collector.all_figures())
-    if output_format == "json":
-        document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
-                    "sessions_not_shown": collector.folded, "files": summary.files, "records": summary.records}
-        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
-        return
-    click.echo(render_tables(overall, sessions if per_session else {}, summary))
-    if collector.folded:
-        click.echo(f"({collector.folded} more session(s) count in the overall figures only)")
+    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
+                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
+                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
+    with OutputFile(output_file) as out:
+        collector = StatsCollector()
+        findings, summary = _lint(input_paths(paths), None, _lint_options(settings, input_format, stdin_filename),
+                                  settings, observers=[collector])
+        _notes(summary, verbose)
+        collector.add_findings(findings)
+        sessions = collector.labelled()
+        overall = merged(collector.all_figures())
+        if output_format == "json":
+            document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
+                        "sessions_not_shown": collector.folded, "files": summary.files, "records": summary.records}
+            out.stream.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+            return
+        out.stream.write(render_tables(overall, sessions if per_session else {}, summary,
+                                       color=color_wanted(color, out.stream)) + "\n")
+        if collector.folded:
+            out.stream.write(f"({collector.folded} more session(s) count in the overall figures only)\n")
 
 
 @main.command()
-@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
-@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
-@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
-@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True,
-              help="markdown is ready to paste into an issue (every format masks secrets and personal data).")
-def diagnose(paths, input_format, protocol_version, output_format) -> None:
-    """Where did each session stall, and what to suspect."""
+@input_options
+@_output_options(["text", "json", "markdown"], "text",
+                 "markdown is ready to paste into an issue (every format masks secrets and personal data).")
+@click.option("--fail-on-stall", is_flag=True,
+              help="Exit 1 when a session stalled: a request left unanswered, or the handshake never completed.")
+@click.pass_context
+def diagnose(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
+             force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
+             fail_on_stall) -> None:
+    """Where did each session stall, and what to suspect.
+
+    Exit status: 0 done (with --fail-on-stall: no session stalled), 1 a session stalled
+    (--fail-on-stall), 2 mcplint could not do its job.
+    """
     from mcplint import diagnose_report
     from mcplint.diagnose import DiagnoseCollector
 
-    collector = DiagnoseCollector()
-    try:
-        lint_paths(list(paths), None, LintOptions(input_format, protocol_version), observers=[collector])
-    except InputError as exc:
-        click.echo(f"mcplint: error: {exc}", err=True)
-        sys.exit(2)
-    diagnoses = [d.masked() for d in collector.diagnoses.values()]  # every format: nothing secret shown
-    if output_format == "json":
-        click.echo(orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode())
-    elif output_format == "markdown":
-        click.echo(diagnose_report.markdown(diagnoses))
-    else:
-        click.echo(diagnose_report.text(diagnoses))
-    if collector.unlisted:  # sessions beyond the ones diagnosed in full
-        counts = ", ".join(f"{n} {outcome}" for outcome, n in collector.unlisted.most_common())
-        click.echo(f"{sum(collector.unlisted.values())} more session(s) not listed: {counts}",
-                   err=output_format == "json")
+    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
+                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
+                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
+    with OutputFile(output_file) as out:
+        collector = DiagnoseCollector()
+        _, summary = _lint(input_paths(paths), None, _lint_options(settings, input_format, stdin_filename),
+                           settings, observers=[collector])
+        _notes(summary, verbose)
+        diagnoses = [d.masked() for d in collector.diagnoses.values()]  # every format: nothing secret shown
+        if output_format == "json":
+            text = orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode()
+        elif output_format == "markdown":
+            text = diagnose_report.markdown(diagnoses)
+        else:
+            text = diagnose_report.text(diagnoses, color=color_wanted(color, out.stream))
+        out.stream.write(text + "\n")
+        if collector.unlisted:  # sessions beyond the ones diagnosed in full
+            counts = ", ".join(f"{n} {outcome}" for outcome, n in collector.unlisted.most_common())
+            note = f"{sum(collector.unlisted.values())} more session(s) not listed: {counts}"
+            if output_format == "json":
+                click.echo(note, err=True)
+            else:
+                out.stream.write(note + "\n")
+    if fail_on_stall and collector.stalled:
+        click.echo(f"mcplint: {_count(collector.stalled, 'session')} stalled", err=True)
+        sys.exit(EXIT_FINDINGS)
 
 
 @main.command()
-@click.argument("paths", nargs=-1, metavar="[PATH|-]...")
-@click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True)
-@click.option("--protocol-version", type=click.Choice(protocol.VERSIONS))
-@click.option("--format", "fmt", type=click.Choice(["table", "mermaid", "html"]), default="table",
-              show_default=True, help="mermaid renders on GitHub; html is a self-contained report.")
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write to this file.")
+@input_options
+@_output_options(["table", "mermaid", "html"], "table", "mermaid renders on GitHub; html is a self-contained report.")
+@click.option("--format", "format_alias", type=click.Choice(["table", "mermaid", "html"]), hidden=True)
 @click.option("--session", help="Only this session (label as in findings).")
 @click.option("--method", help="Only this method (responses count under their request's method).")
 @click.option("--id", "request_id", help="Only this JSON-RPC id.")
 @click.option("--direction", type=click.Choice(["c2s", "s2c"]), help="Only this direction.")
 @click.option("--since", type=float, help="Only lines at least this many seconds after the first timestamp.")
 @click.option("--until", type=float, help="Only lines at most this many seconds after the first timestamp.")
-def show(paths, input_format, protocol_version, fmt, output_file, session, method, request_id, direction,
-         since, until) -> None:
+@click.pass_context
+def show(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
+         force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
+         format_alias, session, method, request_id, direction, since, until) -> None:
     """A capture as a timeline: table, Mermaid sequence diagram or HTML report."""
     from mcplint import show_render
     from mcplint.show import RowFilter, TimelineCollector, filtered
 
-    collector = TimelineCollector()
-    try:
-        findings, _ = lint_paths(list(paths), None, LintOptions(input_format, protocol_version),
-                                 observers=[collector])
-    except InputError as exc:
-        click.echo(f"mcplint: error: {exc}", err=True)
-        sys.exit(2)
-    collector.attach(findings)
-    rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until))
-    if fmt == "mermaid":
-        text = show_render.mermaid(rows)
-    elif fmt == "html":
-        shown = {(r.path, r.line) for r in rows}
-        text = show_render.html_report(rows, [f for f in findings if (f.path, f.line) in shown],
-                                       ", ".join(paths) or "stdin")
-    else:
-        text = show_render.table(rows)
-    if output_file:
-        with open(output_file, "w", encoding="utf-8") as out:
-            out.write(text if text.endswith("\n") else text + "\n")
-    else:
-        click.echo(text)
+    fmt = format_alias or output_format
+    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
+                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
+                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
+    paths = input_paths(paths)
+    with OutputFile(output_file) as out:
+        collector = TimelineCollector()
+        findings, summary = _lint(paths, None, _lint_options(settings, input_format, stdin_filename), settings,
+                                  observers=[collector])
+        _notes(summary, verbose)
+        collector.attach(findings)
+        rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until))
+        if fmt == "mermaid":
+            text = show_render.mermaid(rows)
+        elif fmt == "html":
+            shown = {(r.path, r.line) for r in rows}
+            text = show_render.html_report(rows, [f for f in findings if (f.path, f.line) in shown],
+                                           ", ".join(paths) if paths != ["-"] else "stdin")
+        else:
+            text = show_render.table(rows, color=color_wanted(color, out.stream))
+        out.stream.write(text if text.endswith("\n") else text + "\n")
 
 
 @main.command("rule")
 @click.argument("selector", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule.")
-@click.option("--output-format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True)
-def rule_cmd(selector, show_all, output_format) -> None:
+@_output_options(["text", "json", "markdown"], "text")
+def rule_cmd(selector, show_all, output_format, output_file, color) -> None:
     """Show a rule's documentation page (by code or name), or list all rules."""
+    from mcplint.terminal import styler
+
     registry = load()
+    style = styler(color_wanted(color) and output_format == "text" and not output_file)
     if show_all or not selector:
         rows = [cls for _, cls in sorted(registry.items())]
         if output_format == "json":
-            click.echo(orjson.dumps([_rule_meta(cls) for cls in rows], option=orjson.OPT_INDENT_2).decode())
+            text = orjson.dumps([_rule_meta(cls) for cls in rows], option=orjson.OPT_INDENT_2).decode()
         elif output_format == "markdown":
-            click.echo("| Code | Name | Severity | Level | Versions | Summary |\n|---|---|---|---|---|---|")
+            lines = ["| Code | Name | Severity | Level | Versions | Summary |", "|---|---|---|---|---|---|"]
             for cls in rows:
                 meta = _rule_meta(cls)
-                click.echo(f"| {cls.code} | {cls.name} | {meta['severity']} | {cls.level} | "
-                           f"{meta['versions']} | {cls.summary()} |")
+                lines.append(f"| {cls.code} | {cls.name} | {meta['severity']} | {cls.level} | "
+                             f"{meta['versions']} | {cls.summary()} |")
+            text = "\n".join(lines)
         else:
-            for cls in rows:
-                click.echo(f"{cls.code:<7} {cls.name:<44} {cls.severity.value:<8} {cls.summary()}")
+            text = "\n".join(f"{style(f'{cls.code:<7}', bold=True)} {cls.name:<44} {cls.severity.value:<8} "
+                             f"{cls.summary()}" for cls in rows)
+        _emit(text, output_file)
         return
     by_name = {cls.name: cls for cls in registry.values()}
     cls = registry.get(selector.upper()) or by_name.get(selector)
     if cls is None:
-        click.echo(f"mcplint: error: no rule {selector!r}", err=True)
-        sys.exit(2)
+        fail(f"no rule {selector!r} (mcplint rule --all lists them)")
     if output_format == "json":
-        click.echo(orjson.dumps(_rule_meta(cls), option=orjson.OPT_INDENT_2).decode())
+        _emit(orjson.dumps(_rule_meta(cls), option=orjson.OPT_INDENT_2).decode(), output_file)
         return
     page = read_page(cls.code, cls.name)
-    click.echo(page if page else f"{cls.name} ({cls.code})\n\n{cls.summary()}")
+    _emit(page if page else f"{cls.name} ({cls.code})\n\n{cls.summary()}", output_file)
 
 
 def _rule_meta(cls) -> dict:
@@ -329,9 +498,10 @@ def _rule_meta(cls) -> dict:
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("-o", "--output", "output", type=click.Path(writable=True), metavar="FILE|DIR",
+@click.option("-o", "--output-file", "output", metavar="FILE|DIR",
               help="Capture file (a directory gets a new timestamped file). Default: "
                    "mcplint-capture-<time>-<pid>.mcplog in the working directory.")
+@click.option("--output", "output_alias", hidden=True)
 @click.option("--redact", is_flag=True,
               help="Redact credentials and personal data in what is written (never in what is relayed).")
 @click.option("--lint", is_flag=True, help="Lint as the traffic flows and print findings to stderr.")
@@ -339,7 +509,7 @@ def _rule_meta(cls) -> dict:
               help="Wait this long after closing the server's stdin before SIGTERM, and after SIGTERM "
                    "before SIGKILL.")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
-def capture(output, redact, lint, grace, command) -> None:
+def capture(output, output_alias, redact, lint, grace, command) -> None:
     """Run an MCP stdio server behind a recording proxy.
 
     The host launches `mcplint capture -o FILE -- COMMAND ARGS...` instead of the server. Bytes
@@ -349,10 +519,9 @@ def capture(output, redact, lint, grace, command) -> None:
     from mcplint.capture import run_capture
 
     try:
-        status = run_capture(list(command), output, redact=redact, lint=lint, grace=grace)
+        status = run_capture(list(command), output or output_alias, redact=redact, lint=lint, grace=grace)
     except OSError as exc:
-        click.echo(f"mcplint: error: cannot open capture file: {exc}", err=True)
-        sys.exit(2)
+        fail(f"cannot open capture file: {exc.filename or output or output_alias}: {exc.strerror or exc}")
     sys.exit(status)
 
 
@@ -362,44 +531,48 @@ main.add_command(_redact)
 
 
 @main.command()
-@click.argument("path", required=False, default="-", metavar="[PATH|-]")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, writable=True), metavar="OUT",
-              help="Write here instead of stdout.")
+@click.argument("path", required=False, metavar="[PATH|-]")
+@click.option("-o", "--output-file", "output", metavar="FILE", help="Write here instead of stdout.")
+@click.option("--output", "output_alias", hidden=True)
 @click.option("--to", "target", type=click.Choice(["capture", "jsonl"]), default="capture", show_default=True,
               help="capture: mcplint's canonical capture format; jsonl: plain JSON Lines of the messages.")
 @click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
               help="Input format; sniffed from the first lines by default.")
 @click.option("--protocol-version", type=click.Choice(protocol.VERSIONS),
               help="Revision to assume when the input starts after initialize (direction inference).")
-def convert(path, output, target, input_format, protocol_version) -> None:
+def convert(path, output, output_alias, target, input_format, protocol_version) -> None:
     """Convert any supported input (host logs, recorder JSONL, HAR...) to the canonical capture format.
 
     Lines the reader cannot interpret, and messages whose direction is unknown, are reported
     on stderr with their line numbers and left out. What is written is redacted as `mcplint redact`
     does (credentials and personal data; MCPLINT_REDACT_KEY gives stable tags, as redact's --key).
-    Exit status: 0 converted, 2 unreadable input.
+    Without PATH: stdin when input is piped in. Exit status: 0 converted, 2 unreadable input.
     """
-    import contextlib
-
     from mcplint.convert import convert_stream
     from mcplint.readers import UnknownFormat
     from mcplint.redact import RedactOptions, Redactor
 
+    path = path or _one_input()
     name = "-" if path == "-" else path
 
-    def warn(line: int, message: str) -> None:
-        click.echo(f"mcplint: warning: {name}:{line}: {message}", err=True)
+    def note(line: int, message: str) -> None:
+        warn(f"{name}:{line}: {message}")
 
-    with contextlib.ExitStack() as stack:
+    try:
+        source = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        fail(f"{exc.filename}: {exc.strerror}")
+    with source, OutputFile(output or output_alias) as out:
         try:
-            source = sys.stdin.buffer if path == "-" else stack.enter_context(open(path, "rb"))
-            out = stack.enter_context(open(output, "w", encoding="utf-8", newline="")) if output else sys.stdout
-        except OSError as exc:
-            click.echo(f"mcplint: error: {exc.filename}: {exc.strerror}", err=True)
-            sys.exit(2)
-        try:
-            convert_stream(source, out, target, input_format, name, warn, protocol_version,
+            convert_stream(source, out.stream, target, input_format, name, note, protocol_version,
                            Redactor(RedactOptions(key=os.environ.get("MCPLINT_REDACT_KEY") or None)))
         except UnknownFormat as exc:
-            click.echo(f"mcplint: error: {name}: {exc}", err=True)
-            sys.exit(2)
+            fail(f"{name}: {exc}")
+
+
+def _one_input() -> str:
+    """The input of a one-file command given no PATH: stdin when piped, else a usage error."""
+    paths = input_paths(())
+    if paths != ["-"]:
+        fail("no input: name a file, or pipe one in (PATH - reads stdin)")
+    return "-"

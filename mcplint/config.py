@@ -6,8 +6,9 @@ wins (in that order inside one directory). Contents are validated with pydantic:
 key or a bad value is a :class:`ConfigError` that names the key path
 (``tool.mcplint.redact.kep: unknown key``), and the command exits with status 2.
 
-Sections so far: ``redact`` (user rules for ``mcplint redact``). Add a section by adding a
-field to :class:`Config`.
+Top-level keys are the lint and file-discovery settings (``select``, ``exclude``...); the
+``redact`` section holds user rules for ``mcplint redact``. Add a key by adding a field to
+:class:`Config`; ``mcplint check --show-settings`` lists every key with where its value came from.
 """
 
 from __future__ import annotations
@@ -130,6 +131,12 @@ class Config(_Strict):
     per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, description="glob -> rules to ignore")
     severity: dict[str, _SEVERITY] = Field(default_factory=dict, description="rule (code or name) -> severity")
     rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule (code or name) -> options")
+    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns; replaces the default excludes")
+    extend_exclude: list[str] = Field(default_factory=list, description="patterns added to the excludes")
+    respect_gitignore: bool = Field(default=True, description=".gitignore, .git/info/exclude and git's global excludes")
+    force_exclude: bool = Field(default=False, description="excludes apply to files named on the command line too")
+    max_line_bytes: int | None = Field(default=None, ge=1024, le=1 << 34,
+                                       description="longer input lines are not parsed (IO013)")
     redact: RedactConfig = Field(default_factory=RedactConfig)
 
     @field_validator("protocol_version")

@@ -259,6 +259,16 @@ class Diagnosis:
         return self.last_stage == "tool_returned"
 
     @property
+    def stalled(self) -> bool:
+        """A request was left unanswered (not cancelled), or the handshake never completed
+        (``diagnose --fail-on-stall``)."""
+        if self.open_requests:
+            return True
+        if self.era == "modern":
+            return any(r["outcome"] == "pending" for r in self.modern_requests)
+        return self.last_stage in (None, "transport", "initialize_sent")
+
+    @property
     def outcome(self) -> str:
         """In a few words, for sessions counted but not listed."""
         if self.healthy:
@@ -299,6 +309,7 @@ class DiagnoseCollector(Tracker):
     def __init__(self) -> None:
         self.diagnoses: dict[tuple[str, str], Diagnosis] = {}
         self.unlisted: Counter = Counter()  # outcome -> sessions beyond MAX_SESSIONS not kept
+        self.stalled = 0  # sessions that stalled (Diagnosis.stalled), listed or not
         self.finished = 0
         self._stderr: dict[tuple[str, str], deque] = {}
         self._progress: dict[tuple[str, str], dict] = {}  # request Record -> progress count (open requests)
@@ -443,6 +454,7 @@ class DiagnoseCollector(Tracker):
         for table in (self._stderr, self._progress, self._last_t, self._modern, self._end, self._crash):
             table.pop(key, None)
         self.finished += 1
+        self.stalled += d.stalled
         if self.finished > MAX_SESSIONS and (d.healthy or len(self.diagnoses) > MAX_KEPT):
             del self.diagnoses[key]
             self.unlisted[d.outcome] += 1

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from mcplint.diagnose import STAGES, Diagnosis, place
 from mcplint.rules._base import fmt_id
+from mcplint.terminal import styler
+
+_plain = styler(False)
 
 
 def _age(seconds: float | None) -> str:
     return "age unknown" if seconds is None else f"open for {seconds:.1f} s"
 
 
-def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
+def _lines(d: Diagnosis, bullet: str, code: str, style=_plain) -> list[str]:
     out = []
     if d.era == "modern":
         out.append(f"{bullet}Stateless session (2026-07-28): {len(d.modern_requests)} request(s)")
@@ -20,14 +23,14 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
             out.append(f"  {bullet}{place(item)}: {item['method']} {code}{fmt_id(item['id'])}{code}: {item['outcome']}")
     else:
         for stage, label in STAGES:
-            mark = "✔" if stage in d.stages else "✘"
+            mark = style("✔", fg="green") if stage in d.stages else style("✘", fg="red", bold=True)
             where = f" ({place(d.stages[stage])})" if stage in d.stages else ""
             out.append(f"{bullet}{mark} {label}{where}")
     if d.suspect:
         out.append("")
-        out.append(f"Suspect: {d.suspect}")
+        out.append(f"{style('Suspect:', fg='yellow', bold=True)} {d.suspect}")
     if d.fix:
-        out.append(f"Fix: {d.fix}")
+        out.append(f"{style('Fix:', fg='green', bold=True)} {d.fix}")
     end = d.exit if d.exit is not None and d.exit["verdict"] else None
     if end is not None:
         if end["event"] != "crash":
@@ -63,11 +66,12 @@ def _lines(d: Diagnosis, bullet: str, code: str) -> list[str]:
     return out
 
 
-def text(diagnoses: list[Diagnosis]) -> str:
+def text(diagnoses: list[Diagnosis], color: bool = False) -> str:
+    style = styler(color)
     blocks = []
     for d in diagnoses:
-        header = f"{d.path} — session {d.session} ({d.version or 'version unknown'})"
-        blocks.append("\n".join([header, *_lines(d, "  ", "")]))
+        header = style(f"{d.path} — session {d.session} ({d.version or 'version unknown'})", bold=True)
+        blocks.append("\n".join([header, *_lines(d, "  ", "", style)]))
     return "\n\n".join(blocks) if blocks else "No session found."
 
 

@@ -82,6 +82,7 @@ class Engine:
         self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> bound check methods
         self._required = {r.code: sum(FEATURES[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
+        self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self.crashes: list[str] = []
@@ -115,8 +116,12 @@ class Engine:
         return self.lint_records(Parser(path).records(frames), path, analyzer)
 
     def lint_records(self, records: Iterable[Record], path: str,
-                     analyzer: Analyzer | None = None) -> Iterator[Finding]:
-        """Lint an iterable of parsed records of one file (the library entry point)."""
+                     analyzer: Analyzer | None = None, whole_file: bool = True) -> Iterator[Finding]:
+        """Lint an iterable of parsed records of one file (the library entry point).
+
+        ``whole_file`` False: the records are one part of a file (:mod:`mcplint.parallel`), so
+        the rules that judge a file as a whole (``Rule.finish_file``) are not asked.
+        """
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
         for record in records:
@@ -130,6 +135,12 @@ class Engine:
         for session in analyzer.all_sessions():
             if id(session) not in finished:
                 yield from self._finish(session)
+        if whole_file:
+            for rule in self._file_finishers:
+                try:
+                    yield from rule.finish_file(path, analyzer)
+                except Exception as exc:
+                    self._crashed(rule.code, path, 0, exc)
 
     # -- internals -------------------------------------------------------------------------
     def _checks_for(self, record: Record, session: Session) -> tuple:

@@ -504,7 +504,7 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
         if part.first_line != 1:
             frames = _shifted(frames, part.first_line - 1)
         records = _counted(_until(Parser(part.path).records(frames), part, log, result), summary)
-        result.findings = list(engine.lint_records(records, part.path, analyzer))
+        result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
     current = analyzer.current
     if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
         result.trouble = f"the session before line {part.end_line} has no messages"

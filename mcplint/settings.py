@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from pydantic import ValidationError
 
-from mcplint.config import ConfigError, Loaded
+from mcplint.config import Config, ConfigError, Loaded
+from mcplint.discovery import Finder
 from mcplint.model import Finding, Severity
+from mcplint.readers import MAX_LINE_BYTES
 from mcplint.rules import load
 from mcplint.rules._base import Rule
 from mcplint.select import SelectionError, resolve, select_rules
@@ -32,6 +34,21 @@ class Settings:
     per_file_ignores: list[tuple[str, set[str]]] = field(default_factory=list)
     severity: dict[str, Severity] = field(default_factory=dict)  # code -> forced severity
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> validated options
+    exclude: list[str] | None = None  # None: the default excludes
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    max_line_bytes: int = MAX_LINE_BYTES
+    root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to it
+    #: the selectors the rules were chosen by: "select" (None: the default set), "extend_select", "ignore"
+    selection: dict[str, list[str] | None] = field(default_factory=dict)
+    config_path: Path | None = None
+    #: setting -> where its value came from ("default", "command line", "<file>: tool.mcplint.<key>")
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def finder(self) -> Finder:
+        """File discovery with these excludes."""
+        return Finder(self.exclude, self.extend_exclude, self.respect_gitignore, self.force_exclude, self.root)
 
 
 def _code_of(key: str, where: str) -> str:
@@ -74,21 +91,56 @@ def _rule_options(loaded: Loaded) -> dict[str, dict[str, Any]]:
     return out
 
 
-def resolve_settings(loaded: Loaded, *, select: list[str], extend_select: list[str], ignore: list[str],
-                     fail_on: str | None, min_severity: str | None, output_format: str | None,
-                     protocol_version: str | None) -> Settings:
-    """Merge the file (``loaded``) and the command line into effective settings."""
+#: command-line option of each setting, for messages
+_OPTIONS = {"select": "--select", "extend_select": "--extend-select", "ignore": "--ignore"}
+
+
+def _check_selectors(values: list[str], where: str) -> None:
+    for index, selector in enumerate(values):
+        try:
+            resolve(selector)
+        except SelectionError as exc:
+            raise ConfigError(f"{where}[{index}]: {exc}") from None
+
+
+def resolve_settings(loaded: Loaded, *, select: list[str] = (), extend_select: list[str] = (),
+                     ignore: list[str] = (), fail_on: str | None = None, min_severity: str | None = None,
+                     output_format: str | None = None, protocol_version: str | None = None,
+                     exclude: list[str] | None = None, extend_exclude: list[str] = (),
+                     respect_gitignore: bool | None = None, force_exclude: bool | None = None,
+                     max_line_bytes: int | None = None, origins: dict[str, str] | None = None) -> Settings:
+    """Merge the file (``loaded``) and the command line into effective settings.
+
+    A command-line value of None (or an empty list) means "not given". ``origins`` names a
+    source other than "command line" for a given value (an environment variable).
+    Raises :class:`ConfigError` naming the file and key path, or the option, of a bad value.
+    """
     config = loaded.config
     prefix = f"{loaded.path}: {loaded.prefix}" if loaded.path else ""
+    given = {"select": list(select), "extend_select": list(extend_select), "ignore": list(ignore),
+             "fail_on": fail_on, "min_severity": min_severity, "output_format": output_format,
+             "protocol_version": protocol_version, "exclude": exclude, "extend_exclude": list(extend_exclude),
+             "respect_gitignore": respect_gitignore, "force_exclude": force_exclude,
+             "max_line_bytes": max_line_bytes}
+    for key in ("select", "extend_select", "ignore"):
+        for selector in given[key]:
+            try:
+                resolve(selector)
+            except SelectionError as exc:
+                raise ConfigError(f"{_OPTIONS[key]}: {exc}") from None
+        _check_selectors(getattr(config, key) or [], f"{prefix}{_hyphens(key)}")
     try:
         rules = select_rules(select or config.select or (), ignore=[*config.ignore, *ignore],
                              extend=[*config.extend_select, *extend_select])
-        per_file = [(pattern, set().union(*(resolve(s) for s in selectors)) if selectors else set())
-                    for pattern, selectors in config.per_file_ignores.items()]
-    except SelectionError as exc:
-        raise ConfigError(f"{prefix}{exc}") from None
+    except SelectionError as exc:  # the selection as a whole (already checked one by one)
+        raise ConfigError(str(exc)) from None
+    per_file = []
+    for pattern, selectors in config.per_file_ignores.items():
+        _check_selectors(selectors, f"{prefix}per-file-ignores.{pattern!r}")
+        per_file.append((pattern, set().union(*(resolve(s) for s in selectors)) if selectors else set()))
     severity = {_code_of(key, f"{prefix}severity.{key}"): Severity(value) for key, value in config.severity.items()}
     options = _rule_options(loaded) if config.rules else {}
+    sources = _sources(loaded, given, origins or {})
     return Settings(
         rules=configure(rules, options),
         fail_on=Severity(fail_on or config.fail_on or "error"),
@@ -98,18 +150,51 @@ def resolve_settings(loaded: Loaded, *, select: list[str], extend_select: list[s
         per_file_ignores=per_file,
         severity=severity,
         rule_options=options,
+        exclude=exclude if exclude is not None else config.exclude,
+        extend_exclude=[*config.extend_exclude, *extend_exclude],
+        respect_gitignore=respect_gitignore if respect_gitignore is not None else config.respect_gitignore,
+        force_exclude=force_exclude if force_exclude is not None else config.force_exclude,
+        max_line_bytes=max_line_bytes or config.max_line_bytes or MAX_LINE_BYTES,
+        root=loaded.path.parent if loaded.path is not None else Path.cwd(),
+        selection={"select": list(select) or config.select, "extend_select": [*config.extend_select, *extend_select],
+                   "ignore": [*config.ignore, *ignore]},
+        config_path=loaded.path,
+        sources=sources,
     )
 
 
-def apply(findings: list[Finding], settings: Settings) -> list[Finding]:
-    """Severity overrides, per-file ignores and the minimum severity."""
+def _hyphens(key: str) -> str:
+    return key.replace("_", "-")
+
+
+def _sources(loaded: Loaded, given: dict[str, Any], origins: dict[str, str]) -> dict[str, str]:
+    """Where each setting's value came from (``--show-settings``); lists that add up name both."""
+    out = {}
+    in_file = loaded.config.model_fields_set
+    for key in Config.model_fields:
+        if key == "redact":
+            continue
+        places = []
+        if key in in_file:
+            places.append(f"{loaded.path}: {loaded.prefix}{_hyphens(key)}")
+        if given.get(key) not in (None, []):
+            cli = origins.get(key, "command line")
+            places = [*places, cli] if key in ("extend_select", "ignore", "extend_exclude") else [cli]
+        out[key] = " + ".join(places) or "default"
+    return out
+
+
+def apply(findings: list[Finding], settings: Settings, min_severity: Severity | None = None) -> list[Finding]:
+    """Severity overrides, per-file ignores and the minimum severity (``min_severity``, default
+    the settings')."""
+    floor = (min_severity or settings.min_severity).rank
     out = []
     for finding in findings:
         if finding.code in settings.severity:
             finding.severity = settings.severity[finding.code]
         if settings.per_file_ignores and _ignored(finding, settings.per_file_ignores):
             continue
-        if finding.severity.rank >= settings.min_severity.rank:
+        if finding.severity.rank >= floor:
             out.append(finding)
     return out
 

@@ -8,7 +8,11 @@ from datetime import datetime, timezone
 from tabulate import tabulate
 
 from mcplint import __version__
+from mcplint.model import Severity
 from mcplint.show import ARROW, Row, fmt_latency
+from mcplint.terminal import styler
+
+_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 #: Rows drawn in diagrams at most (tables have no limit).
 MAX_DIAGRAM_ROWS = 400
@@ -20,17 +24,19 @@ def _clock(t: float | None) -> str:
     return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
 
 
-def table(rows: list[Row]) -> str:
+def table(rows: list[Row], color: bool = False) -> str:
+    style = styler(color)
     out, previous = [], None
     for row in rows:
         delta = f"+{fmt_latency(row.t - previous)}" if row.t is not None and previous is not None else ""
         previous = row.t if row.t is not None else previous
-        codes = ",".join(f.code for f in row.findings)
+        codes = ",".join(style(f.code, fg=_COLORS[f.severity], bold=True) for f in row.findings)
         pair = f"→{row.answered_at}" if row.answered_at else (f"←{row.answers}" if row.answers else "")
         out.append((row.line, _clock(row.t), delta, ARROW.get(row.direction, ""), row.id_text,
                     row.method or row.kind, row.status, pair, fmt_latency(row.latency), codes))
-    return tabulate(out, headers=["line", "time", "Δt", "dir", "id", "method", "status", "pair", "latency",
-                                  "findings"], tablefmt="simple")
+    headers = [style(h, bold=True) for h in ("line", "time", "Δt", "dir", "id", "method", "status", "pair",
+                                             "latency", "findings")]
+    return tabulate(out, headers=headers, tablefmt="simple")
 
 
 _MERMAID_ESCAPES = str.maketrans({"#": "#35;", ";": "#59;", "\n": " ", "\r": " "})

@@ -63,7 +63,11 @@ def test_fail_on_and_min_severity():
     assert run(["check", "--select", "JR022", "-"], info_only).exit_code == 0
     assert run(["check", "--select", "JR022", "--fail-on", "info", "-"], info_only).exit_code == 1
     hidden = run(["check", "--select", "JR022", "--min-severity", "warning", "--fail-on", "info", "-"], info_only)
-    assert hidden.exit_code == 0
+    assert hidden.exit_code == 1  # --fail-on still counts what --min-severity hides, and the summary says so
+    assert "All checks passed" not in hidden.output and "JR022" not in hidden.output
+    assert "1 finding (1 info) hidden by --min-severity, 1 of them at or above --fail-on info" in hidden.output
+    shown_elsewhere = run(["check", "--select", "JR022", "--min-severity", "warning", "-"], info_only)
+    assert shown_elsewhere.exit_code == 0 and "All checks passed" in shown_elsewhere.output
 
 
 def test_rule_pages():

@@ -83,7 +83,7 @@ def test_client_text_is_io002_only():
 def test_non_mcp_text_is_masked_and_shortened_in_the_message():
     secret = "ghp_" + "a" * 36
     found = io_findings(f'S→C using token {secret} ' + "x" * 200 + "\n")
-    assert codes(found) == [(1, "IO001")]
+    assert codes(found) == [(1, "IO001"), (1, "IO014")]  # and the input holds no MCP message
     assert secret not in found[0].message and "[REDACTED]" in found[0].message
     assert len(found[0].message) < 160
 

@@ -22,7 +22,12 @@ class RunSummary:
     sessions: dict[str, list[SessionInfo]] = field(default_factory=dict)  # path -> sessions
     formats: dict[str, str] = field(default_factory=dict)  # path -> input format
     crashes: list[str] = field(default_factory=list)  # internal errors of rules (bugs to report)
-    skipped: list[str] = field(default_factory=list)  # files under directories in no known format
+    #: files found under directories that are not MCP captures: (path, why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: findings hidden by --min-severity, per severity, and the --fail-on threshold that still
+    #: counts them (set by the command after filtering)
+    hidden: dict[Severity, int] = field(default_factory=dict)
+    fail_on: Severity | None = None
 
     @staticmethod
     def counts(findings: list[Finding]) -> dict[Severity, int]:
@@ -39,6 +44,12 @@ class RunSummary:
         self.formats.update(other.formats)
         self.crashes.extend(other.crashes)
         self.skipped.extend(other.skipped)
+
+    def hidden_failing(self) -> int:
+        """Hidden findings at or above ``fail_on``: they fail the run though none is shown."""
+        if self.fail_on is None:
+            return 0
+        return sum(n for severity, n in self.hidden.items() if severity.rank >= self.fail_on.rank)
 
     def session_count(self) -> int:
         return sum(len(v) for v in self.sessions.values())

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from itertools import groupby
 
-import click
+import orjson
 from tabulate import tabulate
 
+from mcplint.terminal import styler
 from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
 from mcplint.rules._base import fmt_id
@@ -19,19 +20,35 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+def _by_severity(counts: dict[Severity, int]) -> str:
+    return ", ".join(f"{counts[s]} {s.value}" if s is Severity.INFO else _plural(counts[s], s.value)
+                     for s in Severity if counts.get(s))
+
+
 def summary_line(findings, summary) -> str:
-    counts = summary.counts(findings)
+    """The last line of the text formats: what was found where, and what was left out."""
     files = _plural(summary.files, "file")
     sessions = _plural(summary.session_count(), "session")
-    if not findings:
-        return f"All checks passed: {files}, {sessions}, {_plural(summary.records, 'record')}."
-    parts = ", ".join(f"{counts[s]} {s.value}" if s is Severity.INFO else _plural(counts[s], s.value)
-                      for s in Severity if counts[s])
-    return f"Found {_plural(len(findings), 'finding')} ({parts}) in {files}, {sessions}."
+    if findings:
+        line = (f"Found {_plural(len(findings), 'finding')} ({_by_severity(summary.counts(findings))}) "
+                f"in {files}, {sessions}.")
+    elif summary.hidden_failing():
+        line = f"No findings shown in {files}, {sessions}."
+    else:
+        line = f"All checks passed: {files}, {sessions}, {_plural(summary.records, 'record')}."
+    hidden = sum(summary.hidden.values())
+    failing = summary.hidden_failing()
+    if failing:
+        line += (f" {_plural(hidden, 'finding')} ({_by_severity(summary.hidden)}) hidden by --min-severity, "
+                 f"{failing} of them at or above --fail-on {summary.fail_on.value}: the run fails.")
+    if summary.skipped:
+        n = len(summary.skipped)
+        line += f" Skipped {n} file{' that is not an MCP capture' if n == 1 else 's that are not MCP captures'}."
+    return line
 
 
-def full(findings, summary, out, color: bool = False) -> None:
-    style = click.style if color else (lambda text, **_: text)
+def full(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
+    style = styler(color)
     # findings carry masked session labels (mcplint.excerpt); so must the lookup
     infos = {(path, mask_session(s.label)): s for path, ss in summary.sessions.items() for s in ss}
     for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
@@ -64,37 +81,63 @@ def full(findings, summary, out, color: bool = False) -> None:
             if f.hint:
                 out.write(f"{pad}{style('help:', fg='green')} {f.hint}\n")
         out.write("\n")
-    out.write(summary_line(findings, summary) + "\n")
+    _footer(findings, summary, out, style, quiet)
 
 
-def concise(findings, summary, out, color: bool = False) -> None:
+def _footer(findings, summary, out, style, quiet: bool) -> None:
+    if not quiet:
+        out.write(style(summary_line(findings, summary), bold=True) + "\n")
+
+
+def _severity(f, style) -> str:
+    return style(f.severity.value, fg=_COLORS[f.severity], bold=True)
+
+
+def concise(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
+    style = styler(color)
     for f in findings:
-        out.write(f"{f.path}:{f.line}: {f.code} [{f.severity.value}] {f.message}\n")
-    out.write(summary_line(findings, summary) + "\n")
+        out.write(f"{style(f.path, bold=True)}:{f.line}: {style(f.code, bold=True)} [{_severity(f, style)}] "
+                  f"{f.message}\n")
+    _footer(findings, summary, out, style, quiet)
 
 
-def grouped(findings, summary, out, color: bool = False) -> None:
+def grouped(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     """One table per file: line, direction, severity, code and message."""
+    style = styler(color)
     for path, group in groupby(findings, key=lambda f: f.path):
         rows = [(f.line, _ARROWS.get(f.direction, "") + ("?" if f.direction_inferred else ""),
-                 f.severity.value, f.code, f.message + (" (heuristic)" if f.confidence == "low" else ""))
+                 _severity(f, style), f.code, f.message + (" (heuristic)" if f.confidence == "low" else ""))
                 for f in group]
-        out.write(f"{path}:\n")
+        out.write(style(f"{path}:", bold=True) + "\n")
         out.write(tabulate(rows, headers=["line", "dir", "severity", "code", "message"], tablefmt="simple"))
         out.write("\n\n")
-    out.write(summary_line(findings, summary) + "\n")
+    _footer(findings, summary, out, style, quiet)
 
 
-def statistics(findings, summary, out, color: bool = False) -> None:
-    """Counts per rule, most frequent first, then the summary line."""
-    counts: dict[tuple[str, str], int] = {}
-    severity: dict[str, str] = {}
+def statistics_rows(findings) -> list[dict]:
+    """Counts per rule and severity as reported (a rule may report at several severities),
+    most frequent first."""
+    counts: dict[tuple[str, str, Severity], int] = {}
     for f in findings:
-        counts[(f.code, f.name)] = counts.get((f.code, f.name), 0) + 1
-        severity[f.code] = f.severity.value
-    rows = sorted(((n, code, name, severity[code]) for (code, name), n in counts.items()),
-                  key=lambda r: (-r[0], r[1]))
+        key = (f.code, f.name, f.severity)
+        counts[key] = counts.get(key, 0) + 1
+    rows = [{"code": code, "name": name, "severity": severity.value, "count": n}
+            for (code, name, severity), n in counts.items()]
+    return sorted(rows, key=lambda r: (-r["count"], r["code"], r["severity"]))
+
+
+def statistics(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
+    """Counts per rule and severity, then the summary line."""
+    style = styler(color)
+    rows = [(r["count"], style(r["code"], bold=True), r["name"],
+             style(r["severity"], fg=_COLORS[Severity(r["severity"])], bold=True))
+            for r in statistics_rows(findings)]
     if rows:
         out.write(tabulate(rows, headers=["count", "code", "name", "severity"], tablefmt="simple"))
         out.write("\n")
-    out.write(summary_line(findings, summary) + "\n")
+    _footer(findings, summary, out, style, quiet)
+
+
+def statistics_json(findings, summary, out) -> None:
+    """``--statistics --output-format json``: the same rows as a JSON array."""
+    out.write(orjson.dumps(statistics_rows(findings), option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -14,6 +14,7 @@ RULE_MODULES = (
     "mcplint.rules.progress",
     "mcplint.rules.cancellation",
     "mcplint.rules.stdio",
+    "mcplint.rules.inputs",
     "mcplint.rules.limits",
     "mcplint.rules.unanswered",
     "mcplint.rules.ping", "mcplint.rules.logging", "mcplint.rules.pagination", "mcplint.rules.resources", "mcplint.rules.prompts", "mcplint.rules.completion",

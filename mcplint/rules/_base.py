@@ -94,6 +94,10 @@ class Rule:
     def finish(self, session: Session) -> Iterable[Finding]:
         return ()
 
+    def finish_file(self, path: str, analyzer) -> Iterable[Finding]:
+        """Judge an input file as a whole, after its sessions finished (``analyzer`` saw it all)."""
+        return ()
+
     # -- helpers ---------------------------------------------------------------------------
     def report(
         self,
@@ -142,6 +146,17 @@ class Rule:
             excerpt=excerpt_of(record),
             related=[_related(r, note, record) for r, note in related],
         ), hint=hint is not None)
+
+    def report_file(self, path: str, message: str, line: int = 1) -> Finding:
+        """A finding about an input file as a whole, where no message can carry it."""
+        page, _, section = self.spec.partition(" §")
+        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+        return redact_finding(Finding(
+            code=self.code, name=self.name, severity=self.severity, message=message, path=path, line=line,
+            confidence=self.confidence, party=self.party if self.party not in ("sender", "receiver") else None,
+            spec=f"MCP {page}{' §' + section if section else ''} ({self.level})",
+            spec_url=protocol.spec_url(None, page) + (f"#{anchor}" if anchor else ""), hint=self.hint or None),
+            hint=False)
 
     @staticmethod
     def _party(record: Record, party: str) -> str | None:
@@ -255,8 +270,8 @@ def rule(cls: type[Rule]) -> type[Rule]:
         raise ValueError(f"duplicate rule code {cls.code}")
     if any(r.name == cls.name for r in REGISTRY.values()):
         raise ValueError(f"duplicate rule name {cls.name}")
-    if not cls.kinds and cls.check is Rule.check and cls.finish is Rule.finish:
-        raise ValueError(f"{cls.code} has neither check nor finish")
+    if not cls.kinds and cls.check is Rule.check and cls.finish is Rule.finish and cls.finish_file is Rule.finish_file:
+        raise ValueError(f"{cls.code} has neither check nor finish nor finish_file")
     REGISTRY[cls.code] = cls
     return cls
 

@@ -1,0 +1,128 @@
+"""What every ``mcplint`` command shares: where input comes from, where output goes, how it fails.
+
+- :func:`input_paths`: no path means ``.`` at a terminal and stdin when something is piped in.
+- :class:`OutputFile`: ``-o`` is written through a temporary file next to the target and renamed
+  only when the command finished, so an error or Ctrl-C leaves no partial file behind; a target
+  that cannot be written is a one-line error before any work starts.
+- :func:`fail`: the one-line ``mcplint: error: ...`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from typing import Any, NoReturn
+
+import click
+
+#: Exit statuses (README "Exit status"); 141 is what a shell reports for a SIGPIPE death.
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
+def fail(message: str) -> NoReturn:
+    """Say what could not be done, in one line, and exit 2."""
+    click.echo(f"mcplint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def warn(message: str) -> None:
+    click.echo(f"mcplint: warning: {message}", err=True)
+
+
+def stdin_is_piped() -> bool:
+    """Whether stdin carries data (a pipe, a redirected file or a socket), not a terminal or
+    ``/dev/null`` (CI runners start commands with stdin closed or on ``/dev/null``)."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+
+
+def input_paths(paths: tuple[str, ...] | list[str]) -> list[str]:
+    """The paths a command reads: as given, else stdin when piped, else the working directory."""
+    if paths:
+        return list(paths)
+    return ["-"] if stdin_is_piped() else ["."]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class OutputFile:
+    """An output destination: stdout (``path`` None or ``-``) or a file written atomically.
+
+    Open it before the work starts (:meth:`open` fails with a one-line error when the file
+    cannot be written); :meth:`commit` renames the temporary file into place, :meth:`discard`
+    (also on any exception inside ``with``) removes it.
+    """
+
+    def __init__(self, path: str | None, *, binary: bool = False, what: str = "output file"):
+        self.path = None if path in (None, "-") else path
+        self.binary = binary
+        self.what = what
+        self.stream: Any = None
+        self._tmp: str | None = None
+
+    def open(self) -> OutputFile:
+        if self.path is None:
+            self.stream = sys.stdout.buffer if self.binary else sys.stdout
+            return self
+        path = self.path
+        if os.path.isdir(path):
+            fail(f"{self.what} {path}: is a directory")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            fail(f"{self.what} {path}: no such directory {folder}")
+        if os.path.exists(path) and not os.access(path, os.W_OK):
+            fail(f"{self.what} {path}: permission denied")
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=folder)
+        except OSError as exc:
+            fail(f"{self.what} {path}: cannot write ({exc.strerror or exc})")
+        self.stream = os.fdopen(fd, "wb") if self.binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
+        return self
+
+    def commit(self) -> None:
+        if self._tmp is None:
+            if self.stream is not None:
+                self.stream.flush()
+            return
+        tmp, self._tmp = self._tmp, None
+        try:
+            self.stream.close()
+            mode = os.stat(self.path).st_mode & 0o7777 if os.path.exists(self.path) else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            _unlink(tmp)
+            fail(f"{self.what} {self.path}: cannot write ({exc.strerror or exc})")
+
+    def discard(self) -> None:
+        if self._tmp is not None:
+            tmp, self._tmp = self._tmp, None
+            try:
+                self.stream.close()
+            finally:
+                _unlink(tmp)
+
+    def __enter__(self) -> OutputFile:
+        return self.open() if self.stream is None else self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
