@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from dataclasses import dataclass, fields
 
 import click
 import orjson
@@ -68,8 +70,81 @@ def _options(*decorators):
     return apply
 
 
-#: What every command that reads captures accepts: paths, input options, file discovery, config.
-input_options = _options(
+@dataclass(frozen=True)
+class Inputs:
+    """What every command that reads captures was told: paths, input options, file discovery, config."""
+
+    paths: tuple[str, ...]
+    input_format: str
+    protocol_version: str | None
+    stdin_filename: str
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool | None
+    force_exclude: bool | None
+    skip_non_captures: bool
+    max_line_bytes: int | None
+    config_file: str | None
+    isolated: bool
+    verbose: bool
+
+    def settings(self, ctx: click.Context, **given) -> Settings:
+        """The configuration file (``--config``, found, or none with ``--isolated``) merged with the
+        command line (these options and ``given``); a bad file or value is a one-line error naming the key."""
+        if self.config_file is not None and not os.path.isfile(self.config_file):
+            fail(f"--config {self.config_file}: no such file")
+        origins = {}
+        if ctx.get_parameter_source("output_format") is click.core.ParameterSource.ENVIRONMENT:
+            origins["output_format"] = "environment MCPLINT_OUTPUT_FORMAT"
+        for key in ("select", "extend_select", "ignore"):
+            if key in given:
+                given[key] = _split(given[key])
+        try:
+            loaded = Loaded(Config(), None) if self.isolated else load_config(self.config_file)
+            settings = resolve_settings(
+                loaded, origins=origins, protocol_version=self.protocol_version,
+                exclude=_split(self.exclude) or None, extend_exclude=_split(self.extend_exclude),
+                respect_gitignore=self.respect_gitignore, force_exclude=self.force_exclude,
+                max_line_bytes=self.max_line_bytes, **given)
+        except ConfigError as exc:
+            fail(str(exc))
+        settings.skip_non_captures = self.skip_non_captures
+        return settings
+
+    def lint(self, settings: Settings, rules=None, jobs: int = 1, observers=()):
+        """Lint the inputs; an input that cannot be read is a one-line error. Notes on stderr with -v."""
+        options = LintOptions(self.input_format, settings.protocol_version, self.stdin_filename,
+                              settings.rule_options, max_line_bytes=settings.max_line_bytes)
+        try:
+            findings, summary = lint_paths(self.resolved_paths, rules, options, jobs=jobs, observers=observers,
+                                           finder=settings.finder())
+        except InputError as exc:
+            fail(str(exc))
+        if self.verbose:
+            for path, fmt in summary.formats.items():
+                click.echo(f"mcplint: reading {path} as {fmt}", err=True)
+            for path, why in summary.skipped:
+                click.echo(f"mcplint: skipped {path}: {why}", err=True)
+        return findings, summary
+
+    @property
+    def resolved_paths(self) -> list[str]:
+        return input_paths(self.paths)
+
+
+def input_options(function):
+    """Add the :class:`Inputs` options to a command, which receives them as ``inputs``."""
+    names = [f.name for f in fields(Inputs)]
+
+    @functools.wraps(function)
+    def command(*args, **kwargs):
+        inputs = Inputs(**{name: kwargs.pop(name) for name in names})
+        return function(*args, inputs=inputs, **kwargs)
+
+    return _input_options(command)
+
+
+_input_options = _options(
     click.argument("paths", nargs=-1, metavar="[PATH|-]..."),
     click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
                  help="Input format; sniffed from the first lines by default."),
@@ -84,6 +159,9 @@ input_options = _options(
                  help="Skip what .gitignore, .git/info/exclude and git's global excludes ignore [default: on]."),
     click.option("--force-exclude", is_flag=True, default=None,
                  help="Apply excludes to files named on the command line too (for pre-commit)."),
+    click.option("--skip-non-captures", is_flag=True,
+                 help="Skip files named on the command line that are not MCP captures, as a directory walk "
+                      "does (for pre-commit, which names every changed .json and .log file)."),
     click.option("--max-line-bytes", type=click.IntRange(min=1024), metavar="BYTES",
                  help="Longer input lines are not parsed (reported as IO013) [default: 64 MiB]."),
     click.option("--config", "config_file", metavar="PATH",
@@ -103,48 +181,6 @@ def _output_options(formats: list[str], default: str | None, help: str | None = 
         click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
                      help="Colour text output (auto: on a terminal, honouring NO_COLOR and FORCE_COLOR)."),
     )
-
-
-def _settings(ctx: click.Context, config_file: str | None, isolated: bool, **given) -> Settings:
-    """The configuration file (``--config``, found, or none with ``--isolated``) merged with the
-    command line; a bad file or value is a one-line error naming the key."""
-    if config_file is not None and not os.path.isfile(config_file):
-        fail(f"--config {config_file}: no such file")
-    origins = {}
-    if ctx.get_parameter_source("output_format") is click.core.ParameterSource.ENVIRONMENT:
-        origins["output_format"] = "environment MCPLINT_OUTPUT_FORMAT"
-    for key in ("select", "extend_select", "ignore", "exclude", "extend_exclude"):
-        if key in given:
-            given[key] = _split(given[key])
-    if given.get("exclude") == []:
-        given["exclude"] = None
-    try:
-        loaded = Loaded(Config(), None) if isolated else load_config(config_file)
-        return resolve_settings(loaded, origins=origins, **given)
-    except ConfigError as exc:
-        fail(str(exc))
-
-
-def _lint_options(settings: Settings, input_format: str, stdin_filename: str = "-") -> LintOptions:
-    return LintOptions(input_format, settings.protocol_version, stdin_filename, settings.rule_options,
-                       max_line_bytes=settings.max_line_bytes)
-
-
-def _lint(paths: list[str], rules, options: LintOptions, settings: Settings, jobs: int = 1, observers=()):
-    """Run the linter; an input it cannot read is a one-line error."""
-    try:
-        return lint_paths(paths, rules, options, jobs=jobs, observers=observers, finder=settings.finder())
-    except InputError as exc:
-        fail(str(exc))
-
-
-def _notes(summary, verbose: bool) -> None:
-    """What the run read and left out, on stderr (the formats' summaries count it too)."""
-    if verbose:
-        for path, fmt in summary.formats.items():
-            click.echo(f"mcplint: reading {path} as {fmt}", err=True)
-        for path, why in summary.skipped:
-            click.echo(f"mcplint: skipped {path}: {why}", err=True)
 
 
 def _jobs(jobs: int | None, paths) -> int:
@@ -180,22 +216,18 @@ def _jobs(jobs: int | None, paths) -> int:
 @click.option("--show-files", is_flag=True, help="List the files a run would lint, and why others are skipped; lint nothing.")
 @click.option("--show-settings", is_flag=True, help="Print the effective settings and where each came from; lint nothing.")
 @click.pass_context
-def check(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
-          force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color, select,
-          extend_select, ignore, fail_on, min_severity, exit_zero, quiet, reports, statistics, jobs, write_baseline,
-          baseline_file, show_files, show_settings) -> None:
+def check(ctx, inputs, output_format, output_file, color, select, extend_select, ignore, fail_on, min_severity,
+          exit_zero, quiet, reports, statistics, jobs, write_baseline, baseline_file, show_files,
+          show_settings) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Without PATH: the working directory at a terminal, stdin when input is piped in.
     Exit status: 0 clean, 1 findings at or above --fail-on, 2 mcplint could not do its job,
     130 interrupted.
     """
-    settings = _settings(ctx, config_file, isolated, select=select, extend_select=extend_select, ignore=ignore,
-                         fail_on=fail_on, min_severity=min_severity, output_format=output_format,
-                         protocol_version=protocol_version, exclude=exclude, extend_exclude=extend_exclude,
-                         respect_gitignore=respect_gitignore, force_exclude=force_exclude,
-                         max_line_bytes=max_line_bytes)
-    paths = input_paths(paths)
+    settings = inputs.settings(ctx, select=select, extend_select=extend_select, ignore=ignore, fail_on=fail_on,
+                               min_severity=min_severity, output_format=output_format)
+    paths = inputs.resolved_paths
     if show_settings:
         from mcplint.show_settings import render
 
@@ -217,9 +249,7 @@ def check(ctx, paths, input_format, protocol_version, stdin_filename, exclude, e
     if baseline_out is not None:
         baseline_out.open()
     try:
-        findings, summary = _lint(paths, settings.rules, _lint_options(settings, input_format, stdin_filename),
-                                  settings, jobs=_jobs(jobs, paths))
-        _notes(summary, verbose)
+        findings, summary = inputs.lint(settings, settings.rules, jobs=_jobs(jobs, paths))
         reported = apply_settings(findings, settings, min_severity=Severity.INFO)  # --fail-on counts these
         if baseline_out is not None:
             count = baseline.write(baseline_out.stream, _at_least(reported, settings.min_severity))
@@ -328,21 +358,15 @@ def _emit(text: str, output_file: str | None) -> None:
 @click.option("--per-session/--overall", default=True, show_default=True,
               help="Tables per session as well as the overall one.")
 @click.pass_context
-def stats(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
-          force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
-          per_session) -> None:
+def stats(ctx, inputs, output_format, output_file, color, per_session) -> None:
     """Traffic figures: messages per method, latency, errors, isError rate, open requests."""
     from mcplint.stats import StatsCollector, as_dict, merged
     from mcplint.stats_report import render_tables
 
-    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
-                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
-                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
+    settings = inputs.settings(ctx)
     with OutputFile(output_file) as out:
         collector = StatsCollector()
-        findings, summary = _lint(input_paths(paths), None, _lint_options(settings, input_format, stdin_filename),
-                                  settings, observers=[collector])
-        _notes(summary, verbose)
+        findings, summary = inputs.lint(settings, observers=[collector])
         collector.add_findings(findings)
         sessions = collector.labelled()
         overall = merged(collector.all_figures())
@@ -364,9 +388,7 @@ def stats(ctx, paths, input_format, protocol_version, stdin_filename, exclude, e
 @click.option("--fail-on-stall", is_flag=True,
               help="Exit 1 when a session stalled: a request left unanswered, or the handshake never completed.")
 @click.pass_context
-def diagnose(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
-             force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
-             fail_on_stall) -> None:
+def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> None:
     """Where did each session stall, and what to suspect.
 
     Exit status: 0 done (with --fail-on-stall: no session stalled), 1 a session stalled
@@ -375,14 +397,10 @@ def diagnose(ctx, paths, input_format, protocol_version, stdin_filename, exclude
     from mcplint import diagnose_report
     from mcplint.diagnose import DiagnoseCollector
 
-    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
-                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
-                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
+    settings = inputs.settings(ctx)
     with OutputFile(output_file) as out:
         collector = DiagnoseCollector()
-        _, summary = _lint(input_paths(paths), None, _lint_options(settings, input_format, stdin_filename),
-                           settings, observers=[collector])
-        _notes(summary, verbose)
+        inputs.lint(settings, observers=[collector])
         diagnoses = [d.masked() for d in collector.diagnoses.values()]  # every format: nothing secret shown
         if output_format == "json":
             text = orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode()
@@ -414,23 +432,18 @@ def diagnose(ctx, paths, input_format, protocol_version, stdin_filename, exclude
 @click.option("--since", type=float, help="Only lines at least this many seconds after the first timestamp.")
 @click.option("--until", type=float, help="Only lines at most this many seconds after the first timestamp.")
 @click.pass_context
-def show(ctx, paths, input_format, protocol_version, stdin_filename, exclude, extend_exclude, respect_gitignore,
-         force_exclude, max_line_bytes, config_file, isolated, verbose, output_format, output_file, color,
-         format_alias, session, method, request_id, direction, since, until) -> None:
+def show(ctx, inputs, output_format, output_file, color, format_alias, session, method, request_id, direction,
+         since, until) -> None:
     """A capture as a timeline: table, Mermaid sequence diagram or HTML report."""
     from mcplint import show_render
     from mcplint.show import RowFilter, TimelineCollector, filtered
 
     fmt = format_alias or output_format
-    settings = _settings(ctx, config_file, isolated, protocol_version=protocol_version, exclude=exclude,
-                         extend_exclude=extend_exclude, respect_gitignore=respect_gitignore,
-                         force_exclude=force_exclude, max_line_bytes=max_line_bytes)
-    paths = input_paths(paths)
+    settings = inputs.settings(ctx)
+    paths = inputs.resolved_paths
     with OutputFile(output_file) as out:
         collector = TimelineCollector()
-        findings, summary = _lint(paths, None, _lint_options(settings, input_format, stdin_filename), settings,
-                                  observers=[collector])
-        _notes(summary, verbose)
+        findings, _ = inputs.lint(settings, observers=[collector])
         collector.attach(findings)
         rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until))
         if fmt == "mermaid":

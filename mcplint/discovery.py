@@ -9,7 +9,8 @@
   is kept only when its content sniffs as a capture (a registered input format claims it, or a
   JSON-RPC message shows in its head); the others are skipped with a reason, never linted;
 - a file named explicitly is always linted (unless ``--force-exclude`` and an exclude matches),
-  so a file in no known format still fails the run with exit 2;
+  so a file in no known format still fails the run with exit 2, unless ``--skip-non-captures``
+  (pre-commit names every changed ``.json``/``.log`` file) sniffs it as a walk would;
 - the same file, named twice or reached twice, is linted once.
 
 :func:`binary_reason` is also the guard of every command against binary input.
@@ -174,12 +175,14 @@ class Finder:
     """
 
     def __init__(self, exclude: Sequence[str] | None = None, extend_exclude: Sequence[str] = (),
-                 respect_gitignore: bool = True, force_exclude: bool = False, root: str | Path = "."):
+                 respect_gitignore: bool = True, force_exclude: bool = False, root: str | Path = ".",
+                 skip_non_captures: bool = False):
         self.root = Path(root).resolve()
         patterns = list(DEFAULT_EXCLUDES if exclude is None else exclude) + list(extend_exclude)
         self.excludes = pathspec.GitIgnoreSpec.from_lines(patterns)
         self.respect_gitignore = respect_gitignore
         self.force_exclude = force_exclude
+        self.skip_non_captures = skip_non_captures
         self._global: list[pathspec.PathSpec] | None = None
 
     # -- public --------------------------------------------------------------------------------
@@ -210,6 +213,8 @@ class Finder:
                         found.decisions.append(decision)
             elif self.force_exclude and self._excluded_explicit(path):
                 found.decisions.append(Decision(name, False, "excluded (--force-exclude)"))
+            elif self.skip_non_captures and not (decision := self._sniffed(name)).lint:
+                found.decisions.append(decision)
             else:
                 keep(name, "named on the command line")
         return found

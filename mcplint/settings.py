@@ -38,6 +38,7 @@ class Settings:
     extend_exclude: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     force_exclude: bool = False
+    skip_non_captures: bool = False  # command line only (pre-commit)
     max_line_bytes: int = MAX_LINE_BYTES
     root: Path = field(default_factory=Path.cwd)  # exclude patterns are relative to it
     #: the selectors the rules were chosen by: "select" (None: the default set), "extend_select", "ignore"
@@ -48,7 +49,8 @@ class Settings:
 
     def finder(self) -> Finder:
         """File discovery with these excludes."""
-        return Finder(self.exclude, self.extend_exclude, self.respect_gitignore, self.force_exclude, self.root)
+        return Finder(self.exclude, self.extend_exclude, self.respect_gitignore, self.force_exclude, self.root,
+                      self.skip_non_captures)
 
 
 def _code_of(key: str, where: str) -> str:

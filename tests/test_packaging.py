@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from mcplint.discovery import CAPTURE_SUFFIXES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -37,11 +39,32 @@ def test_wheel_in_fresh_venv_prints_a_rule_page(tmp_path):
 def test_pre_commit_hook():
     text = (ROOT / ".pre-commit-hooks.yaml").read_text()
     assert re.search(r"^- id: mcplint$", text, re.M)
-    assert "entry: mcplint check" in text
+    entry = re.search(r"^  entry: (.+)$", text, re.M).group(1)
+    assert entry.startswith("mcplint check") and "--skip-non-captures" in entry and "--force-exclude" in entry
     files = re.search(r"^  files: (.+)$", text, re.M).group(1)
-    for name in ("a.jsonl", "b.mcplog", "c.har", "d.transcript"):
-        assert re.search(files, name)
+    for suffix in CAPTURE_SUFFIXES:  # every file a directory walk would look at
+        assert re.search(files, "capture" + suffix), suffix
     assert not re.search(files, "e.py")
+
+
+def test_pre_commit_entry_skips_named_files_that_are_not_captures(tmp_path, monkeypatch):
+    """pre-commit names package.json and build logs too: the hook's entry lints only captures."""
+    from click.testing import CliRunner
+
+    from mcplint.cli import main
+
+    (tmp_path / "package.json").write_text('{"name": "x", "version": "1.0.0"}\n')
+    (tmp_path / "build.log").write_text("compiling...\ndone\n")
+    (tmp_path / "ok.jsonl").write_text('{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    monkeypatch.chdir(tmp_path)
+    entry = re.search(r"^  entry: mcplint (.+)$", (ROOT / ".pre-commit-hooks.yaml").read_text(), re.M).group(1)
+    args = [*entry.split(), "--output-format", "concise", "package.json", "build.log", "ok.jsonl"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "package.json" not in result.output.replace("Skipped 2 files", "")
+    assert "in 1 file" in result.output and "Skipped 2 files that are not MCP captures" in result.output
+    without = CliRunner().invoke(main, ["check", "--output-format", "concise", "package.json", "ok.jsonl"])
+    assert without.exit_code == 1 and "package.json:1: JR003" in without.output  # named: linted as JSON Lines
 
 
 def test_action_lints_and_uploads_sarif():
