@@ -12,7 +12,7 @@ import orjson
 
 from mcplint import __version__, baseline, protocol
 from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, discover, exceeds, input_bytes, lint_paths
-from mcplint.cli_common import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, OutputFile, fail, input_paths, warn
+from mcplint.cli_common import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, OutputFile, fail, input_paths, one_input, warn
 from mcplint.config import Config, ConfigError, Loaded
 from mcplint.config import load as load_config
 from mcplint.docs import read_page
@@ -565,7 +565,7 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
     from mcplint.readers import UnknownFormat
     from mcplint.redact import RedactOptions, Redactor
 
-    path = path or _one_input()
+    path = one_input(path)
     name = "-" if path == "-" else path
 
     def note(line: int, message: str) -> None:
@@ -581,11 +581,3 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
                            Redactor(RedactOptions(key=os.environ.get("MCPLINT_REDACT_KEY") or None)))
         except UnknownFormat as exc:
             fail(f"{name}: {exc}")
-
-
-def _one_input() -> str:
-    """The input of a one-file command given no PATH: stdin when piped, else a usage error."""
-    paths = input_paths(())
-    if paths != ["-"]:
-        fail("no input: name a file, or pipe one in (PATH - reads stdin)")
-    return "-"

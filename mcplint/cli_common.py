@@ -48,6 +48,16 @@ def input_paths(paths: tuple[str, ...] | list[str]) -> list[str]:
     return ["-"] if stdin_is_piped() else ["."]
 
 
+def one_input(path: str | None) -> str:
+    """The input of a one-file command (``convert``, ``redact``): as given, else stdin when
+    piped, else a one-line error."""
+    if path is not None:
+        return path
+    if not stdin_is_piped():
+        fail("no input: name a file, or pipe one in (PATH - reads stdin)")
+    return "-"
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

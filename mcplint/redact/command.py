@@ -5,13 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
-from pathlib import Path
 
 import click
 import orjson
 
 from mcplint import config as config_file
+from mcplint.cli_common import OutputFile, fail, one_input
 from mcplint.readers import FORMATS
 from mcplint.redact.engine import (
     KINDS,
@@ -23,11 +22,6 @@ from mcplint.redact.engine import (
 from mcplint.redact.formats import UnsupportedFormat, redact_stream
 from mcplint.redact.known import SecretsFileError
 from mcplint.redact.known import load as load_secrets
-
-
-def _fail(message: str) -> None:
-    click.echo(f"mcplint: error: {message}", err=True)
-    sys.exit(2)
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -50,9 +44,10 @@ def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_p
 
 
 @click.command("redact")
-@click.argument("path", required=False, default="-", metavar="[PATH|-]")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
+@click.argument("path", required=False, metavar="[PATH|-]")
+@click.option("-o", "--output-file", "output", metavar="FILE",
               help="Write the redacted input here (may be PATH itself) instead of stdout.")
+@click.option("--output", "output_alias", hidden=True)
 @click.option("--input-format", type=click.Choice(("auto",) + FORMATS), default="auto", show_default=True,
               help="Input format; sniffed from the first lines by default.")
 @click.option("--check", is_flag=True,
@@ -67,10 +62,10 @@ def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_p
 @click.option("--key", envvar="MCPLINT_REDACT_KEY", metavar="KEY",
               help="HMAC key for placeholder tags (stable tags across runs); default: random per run. "
                    "Env: MCPLINT_REDACT_KEY.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+@click.option("--config", "config_path", metavar="PATH",
               help="Configuration file (default: found from the working directory upwards).")
 @click.option("--list-kinds", is_flag=True, help="List the kinds of secrets and personal data, then exit.")
-def redact(path, output, input_format, check, report_format, keep, keep_blobs, secrets_from, key, config_path,
+def redact(path, output, output_alias, input_format, check, report_format, keep, keep_blobs, secrets_from, key, config_path,
            list_kinds) -> None:
     """Redact secrets and personal data from a capture, keeping it debuggable.
 
@@ -81,25 +76,29 @@ def redact(path, output, input_format, check, report_format, keep, keep_blobs, s
     if list_kinds:
         click.echo("\n".join(sorted(KINDS)))
         return
+    if config_path is not None and not os.path.isfile(config_path):
+        fail(f"--config {config_path}: no such file")
+    path = one_input(path)
     try:
         options = build_options(_split(keep), keep_blobs, secrets_from, key, config_path, record_hits=check)
     except (config_file.ConfigError, ConfigurationError, SecretsFileError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     redactor = Redactor(options)
+    output = output or output_alias
     name = "<stdin>" if path == "-" else path
+    target = None if check else OutputFile(output, binary=True).open()  # an unwritable -o fails first
     try:
         with contextlib.nullcontext(sys.stdin.buffer) if path == "-" else open(path, "rb") as src:
-            if check:
-                redact_stream(src, None, redactor, input_format, strict=True)
-            elif output:
-                _to_file(src, Path(output), redactor, input_format)
-            else:
-                redact_stream(src, sys.stdout.buffer, redactor, input_format, strict=True)
-                sys.stdout.buffer.flush()
+            redact_stream(src, target.stream if target else None, redactor, input_format, strict=True)
+        if target:
+            target.commit()
     except OSError as exc:
-        _fail(f"{exc.filename or path}: {exc.strerror or exc}")
+        fail(f"{exc.filename or path}: {exc.strerror or exc}")
     except UnsupportedFormat as exc:
-        _fail(f"{name}: {exc}")
+        fail(f"{name}: {exc}")
+    finally:
+        if target:
+            target.discard()
     report = redactor.report
     if check:
         for hit in report.hits:
@@ -115,16 +114,3 @@ def redact(path, output, input_format, check, report_format, keep, keep_blobs, s
         click.echo(f"mcplint redact: {name}: {verb + ' ' + summary if report.total else summary}", err=True)
     if check and report.total:
         sys.exit(1)
-
-
-def _to_file(src, target: Path, redactor: Redactor, input_format: str) -> None:
-    """Write through a temporary file in the same directory, so ``-o`` may name the input."""
-    directory = target.resolve().parent
-    fd, tmp = tempfile.mkstemp(prefix=".mcplint-redact-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as dst:
-            redact_stream(src, dst, redactor, input_format, strict=True)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
