@@ -3,7 +3,8 @@
 - :func:`input_paths`: no path means ``.`` at a terminal and stdin when something is piped in.
 - :class:`OutputFile`: ``-o`` is written through a temporary file next to the target and renamed
   only when the command finished, so an error or Ctrl-C leaves no partial file behind; a target
-  that cannot be written is a one-line error before any work starts.
+  that cannot be written is a one-line error before any work starts. A device or FIFO
+  (``-o /dev/null``) is written in place: renaming over it would replace the device.
 - :func:`fail`: the one-line ``mcplint: error: ...`` and exit status 2.
 """
 
@@ -91,6 +92,8 @@ class OutputFile:
             fail(f"{self.what} {path}: no such directory {folder}")
         if os.path.exists(path) and not os.access(path, os.W_OK):
             fail(f"{self.what} {path}: permission denied")
+        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            return self._open_in_place(path)  # /dev/null, a FIFO: a rename would replace the device
         try:
             fd, self._tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=folder)
         except OSError as exc:
@@ -98,10 +101,19 @@ class OutputFile:
         self.stream = os.fdopen(fd, "wb") if self.binary else os.fdopen(fd, "w", encoding="utf-8", newline="")
         return self
 
+    def _open_in_place(self, path: str) -> OutputFile:
+        try:
+            self.stream = open(path, "wb") if self.binary else open(path, "w", encoding="utf-8", newline="")
+        except OSError as exc:
+            fail(f"{self.what} {path}: cannot write ({exc.strerror or exc})")
+        return self
+
     def commit(self) -> None:
         if self._tmp is None:
-            if self.stream is not None:
+            if self.stream is not None and not self.stream.closed:
                 self.stream.flush()
+                if self.path is not None:
+                    self.stream.close()  # written in place: a FIFO's reader sees the end
             return
         tmp, self._tmp = self._tmp, None
         try:

@@ -149,3 +149,24 @@ def test_a_crashing_rule_costs_only_its_own_checks(monkeypatch):
     assert result.exit_code == 2
     assert "JR013" in result.stdout or "JR011" in result.stdout or "Found" in result.stdout
     assert "internal error: JR004 failed on -:" in result.stderr
+
+
+def test_output_to_a_device_or_fifo_is_written_in_place(tmp_path):
+    """``-o /dev/null`` (or a named pipe) is written, not replaced by a renamed regular file."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    result = run(["check", "--exit-zero", "--output-format", "concise", "-o", str(fifo), "-"], BROKEN)
+    if reader.is_alive():  # the old behaviour never opened the FIFO: unblock the reader
+        with open(fifo, "w"):
+            pass
+    reader.join(5)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert "JR" in got[0]
