@@ -31,6 +31,7 @@ from mcplint.analyzer import answered_request
 from mcplint.excerpt import mask_field, mask_id, mask_session, mask_text, mask_tree, shorten
 from mcplint.formats._common import ended_by
 from mcplint.model import Direction, Kind, Record, id_key
+from mcplint.protocol import LONG_LIVED
 from mcplint.rules._base import Tracker
 
 #: Lifecycle stages of a handshake-era session, in order.
@@ -255,18 +256,20 @@ class Diagnosis:
                 or self.omitted:
             return False
         if self.era == "modern":
-            return bool(self.modern_requests) and all(r["outcome"] == "answered" for r in self.modern_requests)
+            return bool(self.modern_requests) and all(r["outcome"] in ("answered", "cancelled")
+                                                      or r["method"] in LONG_LIVED for r in self.modern_requests)
         return self.last_stage == "tool_returned"
 
     @property
     def stalled(self) -> bool:
-        """A request was left unanswered (not cancelled), or the handshake never completed
-        (``diagnose --fail-on-stall``)."""
-        if self.open_requests:
+        """The session did not get where a host session goes (a tool result; 2026-07-28: every
+        request answered), a request was left open or timed out (``diagnose --fail-on-stall``).
+        A session of which nothing was captured is no stall."""
+        if self.open_requests or self.timeouts:
             return True
         if self.era == "modern":
             return any(r["outcome"] == "pending" for r in self.modern_requests)
-        return self.last_stage in (None, "transport", "initialize_sent")
+        return self.last_stage not in (None, "tool_returned")
 
     @property
     def outcome(self) -> str:
@@ -313,6 +316,7 @@ class DiagnoseCollector(Tracker):
         self.finished = 0
         self._stderr: dict[tuple[str, str], deque] = {}
         self._progress: dict[tuple[str, str], dict] = {}  # request Record -> progress count (open requests)
+        self._mismatched: dict[tuple[str, str], set] = {}  # requests answered with an id of the wrong type
         self._last_t: dict[tuple[str, str], float] = {}
         # (direction, id key) of a request -> its modern_requests item; a reused id replaces the
         # earlier request, as in the analyzer's tables
@@ -387,8 +391,15 @@ class DiagnoseCollector(Tracker):
             counts[request] = counts.get(request, 0) + 1
         if record.is_response and record.request is not None and record.answer in ("ok", "after-cancel"):
             self._progress[key].pop(record.request, None)  # counted for requests left open only
+        if record.answer == "type-mismatch" and record.request is not None:  # "3" for 3 still answers (JR012)
+            self._progress[key].pop(record.request, None)
+            self._mismatched.setdefault(key, set()).add(record.request)
         if kind is Kind.NOTIFICATION and method == "notifications/cancelled":
             params = record.params if isinstance(record.params, dict) else {}
+            if session.modern and record.direction is not None:
+                cancelled = self._modern.get(key, {}).get((record.direction, id_key(params.get("requestId"))))
+                if cancelled is not None and cancelled["outcome"] == "pending":
+                    cancelled["outcome"] = "cancelled"
             reason = str(params.get("reason") or "")
             if _TIMEOUT_REASON.search(reason):
                 d.add("timeouts", {**at(record), "signature": f"cancelled with reason {reason!r}"})
@@ -406,7 +417,8 @@ class DiagnoseCollector(Tracker):
         if record.answer == "after-cancel" and record.is_response:
             d.add("late_responses", {**at(record), "method": method, "id": record.id})
         if session.modern and kind is Kind.REQUEST and len(d.modern_requests) < MAX_MODERN_REQUESTS:
-            item = {**at(record), "method": method, "id": record.id, "outcome": "pending"}
+            item = {**at(record), "method": method, "id": record.id,
+                    "outcome": "open (stays open by design)" if method in LONG_LIVED else "pending"}
             d.modern_requests.append(item)
             self._modern.setdefault(key, {})[_request_key(record)] = item
         elif session.modern and record.is_response and (request := answered_request(record, session)) is not None:
@@ -451,7 +463,8 @@ class DiagnoseCollector(Tracker):
         self._judge_end(d, key)
         for name, count in d.omitted.items():
             d.notes.append(f"{count} more {name.replace('_', ' ')} not listed")
-        for table in (self._stderr, self._progress, self._last_t, self._modern, self._end, self._crash):
+        for table in (self._stderr, self._progress, self._mismatched, self._last_t, self._modern, self._end,
+                      self._crash):
             table.pop(key, None)
         self.finished += 1
         self.stalled += d.stalled
@@ -465,7 +478,8 @@ class DiagnoseCollector(Tracker):
         d.stderr_tail = list(self._stderr.get(key, ()))
         end = self._last_t.get(key)
         for entry in session.pending_requests():
-            if entry.cancel is not None:
+            if entry.cancel is not None or entry.record.method in LONG_LIVED \
+                    or entry.record in self._mismatched.get(key, ()):  # cancelled, open by design, answered
                 continue
             record = entry.record
             age = end - record.t if end is not None and record.t is not None else None
@@ -567,7 +581,9 @@ class DiagnoseCollector(Tracker):
         if failed:
             return f"{len(failed)} request(s) failed; first: {failed[0]['method']} ({place(failed[0])}): " \
                    f"{failed[0]['outcome']}"
-        return "Every request was answered."
+        cancelled = sum(r["outcome"] == "cancelled" for r in d.modern_requests)
+        return f"Every request was answered or cancelled ({cancelled} cancelled)." if cancelled \
+            else "Every request was answered."
 
 
 def _ending(record: Record) -> dict | None:

@@ -219,3 +219,8 @@ def spec_page(version: str | None, citation: str) -> str:
 def spec_url(version: str | None, page: str) -> str:
     """URL of a spec page (``basic/lifecycle#initialization``) in ``version`` (default latest)."""
     return f"{SPEC_BASE_URL}/{version if version in VERSIONS else LATEST_LEGACY}/{page}"
+
+
+#: Requests that stay open by design: the 2026-07-28 listen stream, the blocking 2025-11-25 task
+#: result. Not "unanswered" at the end of a capture, and no stall.
+LONG_LIVED = frozenset({"subscriptions/listen", "tasks/result"})

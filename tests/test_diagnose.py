@@ -80,6 +80,34 @@ def test_each_stall_kind(name):
     assert suspect in d["suspect"]
 
 
+@pytest.mark.parametrize("name", sorted(STALLS) + ["stall-server-crash.mcplog", "stalled-initialize.mcplog"])
+def test_fail_on_stall_fails_on_every_stall_sample(name):
+    result = CliRunner().invoke(main, ["diagnose", "--fail-on-stall", f"samples/{name}"])
+    assert result.exit_code == 1 and "1 session stalled" in result.output
+    assert CliRunner().invoke(main, ["diagnose", f"samples/{name}"]).exit_code == 0  # only on request
+
+
+@pytest.mark.parametrize("name", ["clean-2025-06-18.mcplog", "clean-full-2026-07-28.mcplog",
+                                  "real-sdk-weather-2026-07-28.mcplog", "reused-ids.jsonl"])
+def test_sessions_that_got_their_answers_do_not_stall(name):
+    """The 2026-07-28 listen stream stays open by design, a cancelled request is no longer owed,
+    and a response whose id has the wrong type ("3" for 3, JR012) still answers."""
+    assert CliRunner().invoke(main, ["diagnose", "--fail-on-stall", f"samples/{name}"]).exit_code == 0
+
+
+def test_modern_listen_stream_and_cancelled_request_outcomes():
+    (d,) = diagnose("samples/clean-full-2026-07-28.mcplog")
+    outcomes = {r["method"]: r["outcome"] for r in d["modern_requests"] if r["method"] == "subscriptions/listen"}
+    assert outcomes == {"subscriptions/listen": "open (stays open by design)"}
+    assert any(r["outcome"] == "cancelled" for r in d["modern_requests"])
+    assert d["suspect"].startswith("Every request was answered or cancelled")
+
+
+def test_answer_with_wrong_id_type_is_not_open():
+    (d,) = diagnose("samples/reused-ids.jsonl")
+    assert d["open_requests"] == [] and d["last_stage"] == "tool_returned"
+
+
 def test_stall_details():
     (d,) = diagnose("samples/stall-server-crash.mcplog")
     assert "ModuleNotFoundError" in d["stderr_tail"][-1]

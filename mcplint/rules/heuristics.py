@@ -40,7 +40,8 @@ from mcplint.rules._base import (
 )
 from mcplint.rules._memo import per_record
 from mcplint.rules.subscriptions import Subscriptions, asks_for
-from mcplint.rules.unanswered import LONG_LIVED, label, maybe_answered
+from mcplint.protocol import LONG_LIVED
+from mcplint.rules.unanswered import label, maybe_answered
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 

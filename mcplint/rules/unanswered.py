@@ -13,13 +13,12 @@ from itertools import chain
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, Session
 from mcplint.model import Direction, Finding, Record, Related, Severity, id_key
+from mcplint.protocol import LONG_LIVED
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule, where
 from mcplint.rules._http import facts_of
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
-#: Requests that stay open by design: the modern listen stream, the blocking 2025-11-25 task result.
-LONG_LIVED = frozenset({"subscriptions/listen", "tasks/result"})
 
 
 def note_answer(state: dict, record: Record) -> None:
