@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -89,9 +90,10 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     summary.formats[path] = fmt
     analyzer = Analyzer(path, options.protocol_version, engine.limits)
     records = _counted(Parser(path).records(frames), summary)
-    if progress and progress_bar.wanted(stream):
-        records = progress_bar.track(records, stream, path)
-    yield from engine.lint_records(records, path, analyzer)
+    if progress:
+        records = progress_bar.follow(records, stream, path)
+    with contextlib.closing(records):  # erases the line now, also on Ctrl-C (not when collected)
+        yield from engine.lint_records(records, path, analyzer)
     summary.crashes.extend(engine.take_crashes())
     summary.sessions[path] = [
         SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages
@@ -124,34 +126,34 @@ def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
 AUTO_JOBS_BYTES = 8 << 20
 
 
-def input_bytes(paths: Sequence[str]) -> int:
-    """Total size of the files ``paths`` name (directories expanded; stdin counts as 0)."""
-    try:
-        names = expand_paths(paths)
-    except InputError:
-        return 0  # lint_paths reports it
+def auto_jobs(files: Sequence[str]) -> int:
+    """Processes for ``files`` when the caller did not say: one per CPU from
+    :data:`AUTO_JOBS_BYTES` of input on, else one (stdin counts as nothing)."""
     total = 0
-    for name in names:
+    for name in files:
         try:
-            total += os.path.getsize(name[1:] if name.startswith("?") else name) if name != "-" else 0
+            total += os.path.getsize(name) if name != "-" else 0
         except OSError:
             pass
-    return total
+    return (os.cpu_count() or 1) if total >= AUTO_JOBS_BYTES else 1
 
 
 def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
-               options: LintOptions | None = None, jobs: int = 1,
+               options: LintOptions | None = None, jobs: int | None = 1,
                observers: Sequence = (), finder: Finder | None = None) -> tuple[list[Finding], RunSummary]:
     """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
 
     With ``jobs > 1`` files, and the sessions of large files, are linted in that many processes
     (see :mod:`mcplint.parallel`); the result is the same as with one process, in the same order.
+    ``jobs=None`` decides by the size of the files found (:func:`auto_jobs`).
     Stdin and ``observers`` (trackers that watch every record, as ``mcplint stats`` uses) need a
     single process.
     """
     options = options or LintOptions()
     found = discover(paths, finder)
     names = _names(found)
+    if jobs is None:
+        jobs = auto_jobs(found.files)
     parts: list[tuple[list[Finding], RunSummary]] | None = None
     if jobs > 1 and "-" not in names and not observers:
         from concurrent.futures.process import BrokenProcessPool

@@ -11,7 +11,7 @@ import click
 import orjson
 
 from mcplint import __version__, baseline, protocol
-from mcplint.api import AUTO_JOBS_BYTES, InputError, LintOptions, discover, exceeds, input_bytes, lint_paths
+from mcplint.api import InputError, LintOptions, discover, exceeds, lint_paths
 from mcplint.cli_common import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, OutputFile, fail, input_paths, one_input, warn
 from mcplint.config import Config, ConfigError, Loaded
 from mcplint.config import load as load_config
@@ -183,11 +183,9 @@ def _output_options(formats: list[str], default: str | None, help: str | None = 
     )
 
 
-def _jobs(jobs: int | None, paths) -> int:
-    """Processes for ``check``: as asked, or by the inputs' size (small runs start no pool)."""
-    if jobs is None:
-        return (os.cpu_count() or 1) if input_bytes(paths) >= AUTO_JOBS_BYTES else 1
-    return jobs or os.cpu_count() or 1
+def _jobs(jobs: int | None) -> int | None:
+    """Processes for ``check``: as asked (0: one per CPU), or None to decide by the inputs' size."""
+    return None if jobs is None else (jobs or os.cpu_count() or 1)
 
 
 @main.command()
@@ -231,7 +229,8 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
     if show_settings:
         from mcplint.show_settings import render
 
-        click.echo(render(settings, color_wanted(color)), nl=False)
+        use_color = color_wanted(color)
+        click.echo(render(settings, use_color), nl=False, color=use_color)
         return
     if show_files:
         _show_files(paths, settings, color)
@@ -244,12 +243,12 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
     outputs = [(main_format, OutputFile(output_file)), *((fmt, OutputFile(path, what="report file"))
                                                          for fmt, path in map(_report_spec, reports))]
     baseline_out = OutputFile(write_baseline, binary=True, what="baseline file") if write_baseline else None
-    for _, out in outputs:  # an unwritable output fails now, not after the work
-        out.open()
-    if baseline_out is not None:
-        baseline_out.open()
     try:
-        findings, summary = inputs.lint(settings, settings.rules, jobs=_jobs(jobs, paths))
+        for _, out in outputs:  # an unwritable output fails now, not after the work
+            out.open()
+        if baseline_out is not None:
+            baseline_out.open()
+        findings, summary = inputs.lint(settings, settings.rules, jobs=_jobs(jobs))
         reported = apply_settings(findings, settings, min_severity=Severity.INFO)  # --fail-on counts these
         if baseline_out is not None:
             count = baseline.write(baseline_out.stream, _at_least(reported, settings.min_severity))
@@ -314,16 +313,22 @@ def _show_files(paths: list[str], settings: Settings, color: str) -> None:
     """``--show-files``: every decision of file discovery, linted files first."""
     from mcplint.terminal import styler
 
+    finder = settings.finder()
     try:
-        found = discover(paths, settings.finder())
+        found, problem = discover(paths, finder), None
     except InputError as exc:
-        fail(str(exc))
-    style = styler(color_wanted(color))
+        if not all(name == "-" or os.path.exists(name) for name in paths):
+            fail(str(exc))
+        found, problem = finder.discover(paths), str(exc)  # a directory without captures: say why
+    use_color = color_wanted(color)
+    style = styler(use_color)
     for decision in sorted(found.decisions, key=lambda d: not d.lint):
         verdict = style("lint", fg="green") if decision.lint else style("skip", fg="yellow")
-        click.echo(f"{verdict}  {decision.path}  ({decision.reason})")
+        click.echo(f"{verdict}  {decision.path}  ({decision.reason})", color=use_color)
     skipped = len(found.decisions) - len(found.files)
     click.echo(f"{_count(len(found.files), 'file')} to lint, {skipped} skipped.", err=True)
+    if problem:
+        click.echo(f"mcplint: a run would fail: {problem}", err=True)
 
 
 def _report_spec(spec: str) -> tuple[str, str]:

@@ -363,18 +363,23 @@ def test_parts_know_every_fact_the_analyzer_keeps_per_file():
 
 
 def test_check_uses_every_cpu_by_default_only_for_large_inputs(tmp_path, monkeypatch):
-    from mcplint import cli
-    from mcplint.api import AUTO_JOBS_BYTES
+    from mcplint import api, cli
+    from mcplint.api import AUTO_JOBS_BYTES, auto_jobs
 
-    monkeypatch.setattr(cli.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(api.os, "cpu_count", lambda: 4)
     small = tmp_path / "small.jsonl"
     small.write_bytes(b'{"jsonrpc":"2.0","method":"ping","id":1}\n')
     large = tmp_path / "large.jsonl"
     large.write_bytes(small.read_bytes() * (AUTO_JOBS_BYTES // len(small.read_bytes()) + 1))
-    assert cli._jobs(None, [str(small)]) == 1
-    assert cli._jobs(None, [str(tmp_path)]) == 4  # a directory counts what it holds
-    assert cli._jobs(None, ["-"]) == 1
-    assert cli._jobs(3, [str(small)]) == 3 and cli._jobs(0, [str(small)]) == 4
+    assert auto_jobs([str(small)]) == 1 and auto_jobs(["-"]) == 1
+    assert auto_jobs([str(small), str(large)]) == 4
+    chosen = []
+    real = parallel.lint_in_processes
+    monkeypatch.setattr(parallel, "lint_in_processes", lambda names, r, o, jobs: chosen.append(jobs) or real(names, r, o, jobs))
+    lint_paths([str(tmp_path)], jobs=None)  # a directory counts what it holds, found once
+    assert chosen == [4]
+    monkeypatch.setattr(cli.os, "cpu_count", lambda: 4)
+    assert cli._jobs(None) is None and cli._jobs(3) == 3 and cli._jobs(0) == 4
 
 
 def test_a_process_pool_that_cannot_start_falls_back_to_one_process(monkeypatch):
