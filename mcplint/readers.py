@@ -63,14 +63,15 @@ def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[t
         yield chunk[:CUT_HEAD_BYTES], Cut(size, max_bytes)
 
 
-def oversized_frame(line: int, data: bytes, cut: Cut, **facts: Any) -> Frame:
-    """The frame of a line longer than the limit: not parsed, its start kept (IO013)."""
+_OVERSIZED = frozenset({"oversized"})
+
+
+def oversized_frame(line: int, data: bytes | str, cut: Cut, **facts: Any) -> Frame:
+    """The frame of a line longer than the limit: not parsed, its start kept, the :class:`Cut` as
+    its ``msg`` (IO013 reports it; the analyzer reads what the start says it answers)."""
     return Frame(line, data, kind=Kind.MALFORMED, flags=_OVERSIZED, msg=cut,
                  error=f"line of {cut.size:,} bytes is longer than mcplint's limit of {cut.limit:,} bytes; "
                        "not parsed", **facts)
-
-
-_OVERSIZED = frozenset({"oversized"})
 
 
 # -- plain JSON Lines -----------------------------------------------------------------------
