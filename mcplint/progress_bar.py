@@ -2,18 +2,22 @@
 
 ``label  42%  120.3/286.1 MB  35.2 MB/s  ETA 0:05  1,234,567 records``: it appears once the run
 has taken a second (short runs never flash one), is redrawn at most twice a second, is cut to
-the terminal's width (a long path loses its middle) so it never wraps, and is erased when the
-run ends. ``--jobs`` runs draw the same line from the bytes their workers finished.
+the width of the terminal it is drawn on (a long path loses its middle; wide and control
+characters are counted and escaped) so it never wraps, and is erased when the run ends, also on
+Ctrl-C. ``--jobs`` runs draw the same line in the parent: workers add the bytes they read to a
+counter in shared memory (:func:`share`, :func:`report`), each task exactly its size in the end.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import sys
 import time
+import unicodedata
 from collections.abc import Iterable, Iterator
-from typing import IO, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -23,6 +27,11 @@ CHECK_EVERY = 1024  # records between clock checks
 DELAY = 1.0  # seconds before the first draw
 INTERVAL = 0.5  # seconds between redraws
 ERASE = "\r\x1b[K"
+ECHOED = "^C"  # what the terminal prints after the line when Ctrl-C is pressed
+
+#: The byte counter of a ``--jobs`` run that draws a line: set by the parent before its pool
+#: starts, so that forked workers inherit it (other start methods: progress per finished task).
+_shared: Any = None
 
 
 def wanted(handle: IO[bytes], stream: IO[str] | None = None) -> bool:
@@ -34,72 +43,178 @@ def wanted(handle: IO[bytes], stream: IO[str] | None = None) -> bool:
         return False
 
 
-class Progress:
-    """Draws the line for ``total`` bytes; call :meth:`update` often, it redraws when due."""
+class _Sink(Protocol):
+    def update(self, done: int, records: int | None = None) -> None: ...
+    def close(self) -> None: ...
 
-    def __init__(self, label: str, total: int, stream: IO[str] | None = None):
+
+class Progress:
+    """Draws the line for ``total`` bytes; call :meth:`update` often, it redraws when due.
+    ``start`` (a ``time.monotonic()``) is when the work began, if before this object."""
+
+    def __init__(self, label: str, total: int, stream: IO[str] | None = None, start: float | None = None):
         self.label, self.total = label, max(total, 1)
         self.stream = stream or sys.stderr
-        self.start = time.monotonic()
+        self.start = time.monotonic() if start is None else start
         self.next_draw = self.start + DELAY
         self.drawn = False
+
+    def due(self) -> float:
+        """Seconds until the next draw (for a caller that sleeps in between)."""
+        return max(self.next_draw - time.monotonic(), 0.01)
 
     def update(self, done: int, records: int | None = None) -> None:
         now = time.monotonic()
         if now < self.next_draw:
             return
         self.next_draw = now + INTERVAL
-        width = shutil.get_terminal_size((80, 24)).columns
-        self.stream.write(ERASE + render(self.label, done, self.total, now - self.start, width, records))
+        encoding = getattr(self.stream, "encoding", None) or "utf-8"
+        line = render(self.label, done, self.total, now - self.start, _columns(self.stream), records, encoding)
+        self.stream.write(ERASE + line)
         self.stream.flush()
         self.drawn = True
 
     def close(self) -> None:
         if self.drawn:
+            self.drawn = False
             self.stream.write(ERASE)
             self.stream.flush()
 
 
-def track(items: Iterable[T], handle: IO[bytes], label: str, stream: IO[str] | None = None) -> Iterator[T]:
-    """Yield ``items`` while drawing progress from the file position of ``handle``."""
-    progress = Progress(label, os.fstat(handle.fileno()).st_size, stream)
+class _Share:
+    """One task of a ``--jobs`` worker: adds the bytes it read of ``start..start + size`` to the
+    shared counter as it goes, and the rest of ``size`` when it ends."""
+
+    def __init__(self, counter: Any, start: int, size: int):
+        self.counter, self.start, self.size, self.sent = counter, start, size, 0
+
+    def update(self, position: int, records: int | None = None) -> None:
+        self._add(min(position - self.start, self.size) - self.sent)
+
+    def close(self) -> None:
+        self._add(self.size - self.sent)
+
+    def _add(self, count: int) -> None:
+        if count > 0:
+            with self.counter.get_lock():
+                self.counter.value += count
+            self.sent += count
+
+
+def _tracked(items: Iterable[T], handle: IO[bytes], sink: _Sink) -> Iterator[T]:
+    """Yield ``items``, telling ``sink`` the file position of ``handle`` every CHECK_EVERY items."""
     count = 0
     try:
         for item in items:
             count += 1
             if count % CHECK_EVERY == 0:
-                progress.update(handle.tell(), count)
+                sink.update(handle.tell(), count)
             yield item
     finally:
-        progress.close()
+        sink.close()
 
 
-def render(label: str, done: int, total: int, elapsed: float, width: int, records: int | None = None) -> str:
-    """The progress line, at most ``width - 1`` characters (the last column would wrap on some
-    terminals); the label is shortened in the middle first, then the optional parts dropped."""
+def track(items: Iterable[T], handle: IO[bytes], label: str, stream: IO[str] | None = None) -> Iterator[T]:
+    """Yield ``items`` while drawing progress from the file position of ``handle``."""
+    return _tracked(items, handle, Progress(label, os.fstat(handle.fileno()).st_size, stream))
+
+
+def follow(items: Iterable[T], handle: IO[bytes], label: str) -> Iterator[T]:
+    """``items`` with progress from ``handle``: in a ``--jobs`` worker added to the parent's
+    line (:func:`report`), else drawn when :func:`wanted`. Close it to erase the line at once."""
+    if multiprocessing.parent_process() is not None:
+        return report(items, handle)
+    return track(items, handle, label) if wanted(handle) else iter(items)
+
+
+def share() -> Any:
+    """In the parent of a ``--jobs`` run, before its workers start: the counter they add to."""
+    global _shared
+    _shared = multiprocessing.Value("q", 0)
+    return _shared
+
+
+def unshare() -> None:
+    global _shared
+    _shared = None
+
+
+def report(items: Iterable[T], handle: IO[bytes], start: int = 0, end: int | None = None) -> Iterator[T]:
+    """In a worker: ``items``, adding the bytes read of ``handle`` (``start..end``, default the
+    whole file) to the parent's counter; unchanged when the parent draws no line."""
+    counter = _shared
+    if counter is None:
+        return iter(items)
+    try:
+        size = (os.fstat(handle.fileno()).st_size if end is None else end) - start
+    except (OSError, ValueError, AttributeError):
+        return iter(items)
+    return _tracked(items, handle, _Share(counter, start, size))
+
+
+def _columns(stream: IO[str]) -> int:
+    """Columns of the terminal ``stream`` is on (not stdout's: that may be redirected)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):
+        return shutil.get_terminal_size((80, 24)).columns
+
+
+def render(label: str, done: int, total: int, elapsed: float, width: int, records: int | None = None,
+           encoding: str = "utf-8") -> str:
+    """The progress line, at most ``width - 3`` columns: the last column would wrap on some
+    terminals, and the ``^C`` a terminal echoes on Ctrl-C must fit in the row that the line's
+    erasure clears. The label is shortened in the middle first, then the optional parts dropped;
+    ``encoding`` is the stream's: what it cannot encode is escaped before it is measured."""
     done = min(done, total)
     rate = done / elapsed if elapsed > 0 else 0.0
     parts = [f"{done * 100 // max(total, 1):3d}%", f"{done / 1e6:.1f}/{total / 1e6:.1f} MB"]
     optional = [f"{rate / 1e6:.1f} MB/s", f"ETA {_clock((total - done) / rate) if rate else '--:--'}"]
     if records is not None:
         optional.append(f"{records:,} records")
-    room = width - 1
+    room = width - 1 - len(ECHOED)
     while True:
         tail = "  " + "  ".join(parts + optional)
         if len(tail) + 24 <= room or not optional:
             break
         optional.pop()
-    label_room = max(room - len(tail), 0)
-    return (_middle(label, label_room) + tail)[:room]
+    label = _shown(label, encoding)
+    ellipsis = "…" if _shown("…", encoding) == "…" else "~"
+    return _cut(_middle(label, max(room - len(tail), 0), ellipsis) + tail, room)
 
 
-def _middle(text: str, room: int) -> str:
-    if len(text) <= room:
+def _shown(text: str, encoding: str) -> str:
+    """``text`` as it reaches the terminal: control characters and what ``encoding`` lacks escaped."""
+    text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    try:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def _cells(text: str) -> int:
+    """Terminal columns of ``text``: wide (East Asian) characters take two, combining marks none."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
+def _cut(text: str, room: int) -> str:
+    """The longest head of ``text`` that fits in ``room`` columns."""
+    used = 0
+    for index, ch in enumerate(text):
+        used += _cells(ch)
+        if used > room:
+            return text[:index]
+    return text
+
+
+def _middle(text: str, room: int, ellipsis: str = "…") -> str:
+    if _cells(text) <= room:
         return text
     if room < 5:
-        return text[:room]
+        return _cut(text, room)
     keep = room - 1
-    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2):]
+    return _cut(text, keep // 2) + ellipsis + _cut(text[::-1], keep - keep // 2)[::-1]
 
 
 def _clock(seconds: float) -> str:
