@@ -29,6 +29,7 @@ import io
 import mmap
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -693,16 +694,36 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
     progress = None
     if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    try:
         run = _Run(pool, codes, options, sum(sizes), progress)
         for owner in owners:
             owner.start(run)
         run.started = True
         run.wait()
+    except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued
+        _stop(pool)
+        raise
+    pool.shutdown()
     for owner in owners:
         if owner.error is not None:
             raise owner.error
     return [owner.result for owner in owners]
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers without waiting for their tasks."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(5)
 
 
 def _size(path: str) -> int:
