@@ -31,6 +31,7 @@ import os
 import pickle
 import signal
 import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
@@ -465,7 +466,7 @@ def _engine(codes: list[str], options: LintOptions) -> Engine:
 
 
 def lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:
-    return _lint_file(name, None, options, _engine(codes, options), progress=False)
+    return _lint_file(name, None, options, _engine(codes, options))  # progress: to the parent's line
 
 
 def _shifted(frames: Iterator[Frame], offset: int) -> Iterator[Frame]:
@@ -505,6 +506,7 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
         if part.first_line != 1:
             frames = _shifted(frames, part.first_line - 1)
         records = _counted(_until(Parser(part.path).records(frames), part, log, result), summary)
+        records = progress_bar.report(records, handle, part.start, part.end)
         result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
     current = analyzer.current
     if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
@@ -624,15 +626,16 @@ class _Run:
     """One ``lint_paths`` call's pool, its tasks, and a progress line over all of them."""
 
     def __init__(self, pool: ProcessPoolExecutor, codes: list[str], options: LintOptions, total: int,
-                 progress: str | None):
+                 progress: str | None, began: float | None = None):
         self.pool = pool
         self.codes = codes
         self.options = options
         self.owners: dict[Future, tuple[Any, Any, int]] = {}
         self.total = total
-        self.done_bytes = 0
+        self.done_bytes = 0  # of finished tasks; the workers also add what they read to ``shared``
         # the progress line over every task's bytes, if one is drawn
-        self.progress = progress_bar.Progress(progress, total) if progress else None
+        self.progress = progress_bar.Progress(progress, total, start=began) if progress else None
+        self.shared = progress_bar.share() if progress else None  # before the first task forks a worker
         self.started = False  # every input's first tasks are submitted
 
     def submit(self, owner, size: int, fn, *args, tag: Any = None) -> None:
@@ -641,8 +644,16 @@ class _Run:
         self.owners[self.pool.submit(fn, *args)] = (owner, tag, size)
 
     def wait(self) -> None:
+        try:
+            self._wait()
+        finally:  # also on Ctrl-C: the line goes before anything else is printed
+            if self.progress:
+                self.progress.close()
+                progress_bar.unshare()
+
+    def _wait(self) -> None:
         while self.owners:
-            done, _ = wait(list(self.owners), timeout=progress_bar.INTERVAL if self.progress else None,
+            done, _ = wait(list(self.owners), timeout=self.progress.due() if self.progress else None,
                            return_when=FIRST_COMPLETED)
             for future in done:
                 owner, tag, size = self.owners.pop(future)
@@ -654,9 +665,7 @@ class _Run:
                         owner.error = exc
             if self.progress:
                 self.progress.total = self.total
-                self.progress.update(self.done_bytes)
-        if self.progress:
-            self.progress.close()
+                self.progress.update(max(self.done_bytes, self.shared.value))
 
 
 def _warm_up(engine: Engine, path: str, options: LintOptions) -> None:
@@ -678,6 +687,7 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
                       jobs: int) -> list[tuple[list[Finding], RunSummary]] | None:
     """Lint expanded input names (no stdin) in ``jobs`` processes, one result per name in order;
     None when one process is the better choice (a single file that is not cut)."""
+    began = time.monotonic()  # the progress line counts the planning too
     paths = [name[1:] if name.startswith("?") else name for name in names]  # "?": see expand_paths
     plans = [plan(path, options, jobs) for path in paths]
     if len(names) == 1 and plans[0] is None:
@@ -696,7 +706,7 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     try:
-        run = _Run(pool, codes, options, sum(sizes), progress)
+        run = _Run(pool, codes, options, sum(sizes), progress, began)
         for owner in owners:
             owner.start(run)
         run.started = True

@@ -28,6 +28,7 @@ DELAY = 1.0  # seconds before the first draw
 INTERVAL = 0.5  # seconds between redraws
 ERASE = "\r\x1b[K"
 ECHOED = "^C"  # what the terminal prints after the line when Ctrl-C is pressed
+LABEL_MIN = 22  # columns the label keeps before the rate, ETA and record count give way
 
 #: The byte counter of a ``--jobs`` run that draws a line: set by the parent before its pool
 #: starts, so that forked workers inherit it (other start methods: progress per finished task).
@@ -175,7 +176,7 @@ def render(label: str, done: int, total: int, elapsed: float, width: int, record
     room = width - 1 - len(ECHOED)
     while True:
         tail = "  " + "  ".join(parts + optional)
-        if len(tail) + 24 <= room or not optional:
+        if len(tail) + LABEL_MIN <= room or not optional:
             break
         optional.pop()
     label = _shown(label, encoding)
