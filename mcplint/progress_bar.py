@@ -6,6 +6,14 @@ the width of the terminal it is drawn on (a long path loses its middle; wide and
 characters are counted and escaped) so it never wraps, and is erased when the run ends, also on
 Ctrl-C. ``--jobs`` runs draw the same line in the parent: workers add the bytes they read to a
 counter in shared memory (:func:`share`, :func:`report`), each task exactly its size in the end.
+
+Why not tqdm: ``python bench/bench_progress.py --repeat 7`` (105 MB capture, 178,640 records,
+byte updates every ``CHECK_EVERY`` items for both) measured, per item over a bare loop, on raw
+lines :func:`track` +34 to +58 ns and tqdm 4.70 +64 to +66 ns (tqdm wrapping the iterator: +110
+ns); on parsed records (~5 µs each) both within noise, tqdm's iterator +260 ns; ``check`` spends
+~30 µs a record. tqdm is no faster and would need this module around it all the same: for a long
+path it cuts the end of the line (percentage, rate and ETA go), fills the last column (``^C``
+then wraps), and has no ``--jobs`` counter. rich was not installed (the bench runs it if it is).
 """
 
 from __future__ import annotations
