@@ -30,6 +30,14 @@ FIRST_LINE_BY = 2.5  # seconds from the start: Python's start-up, one second of 
 
 
 @pytest.fixture(scope="module")
+def first_line_by() -> float:
+    """FIRST_LINE_BY, or more on a machine so busy that ``mcplint --version`` takes long."""
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "mcplint", "--version"], capture_output=True, check=True, cwd=ROOT)
+    return max(FIRST_LINE_BY, time.monotonic() - start + 2.0)
+
+
+@pytest.fixture(scope="module")
 def capture(tmp_path_factory) -> Path:
     """A ~40 MB generated capture (bench/bench_check.py) under a folder with a 124-character name."""
     spec = importlib.util.spec_from_file_location("bench_check", ROOT / "bench" / "bench_check.py")
@@ -115,14 +123,14 @@ def check_frames(pane: Pane) -> list[tuple[float, str]]:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_the_line_shows_fits_and_goes(capture, pane, jobs):
+def test_the_line_shows_fits_and_goes(capture, pane, first_line_by, jobs):
     run = pane(80, jobs, capture)
     rows = run.until(ended, 30)
     assert rows == ["__END__ 0"], "the progress line stayed behind"
     lines = check_frames(run)
     first = next(((at, line) for at, line in lines if LINE.search(line)), None)
     assert first is not None, f"no line with a percentage, a rate and an ETA: {lines}"
-    assert first[0] <= FIRST_LINE_BY, f"first complete line only after {first[0]:.1f} s: {lines[:3]}"
+    assert first[0] <= first_line_by, f"first complete line only after {first[0]:.1f} s: {lines[:3]}"
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
