@@ -193,6 +193,18 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(here, command, case
     assert tree(here) == before  # no output, no .*.part
 
 
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_a_failed_run_keeps_the_old_output_and_leaves_no_temporary_file(here, command):
+    (here / "pic.jsonl").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (here / "out.txt").write_text("before\n")
+    args = [arg.format(cap="pic.jsonl", out="out.txt") for arg in WRITERS[command]]
+    before = tree(here)
+    if command.startswith("rule"):
+        args[1] = "XX999"  # no such rule
+    assert "mcplint: error: " in one_error_line(run(args))
+    assert tree(here) == before and (here / "out.txt").read_text() == "before\n"
+
+
 @pytest.mark.parametrize("args,expected", [
     (["--config", "missing.toml"], "--config missing.toml: no such file"),
     (["--baseline", "missing.json"], "--baseline missing.json: no such file"),
@@ -201,8 +213,8 @@ def test_an_unwritable_output_is_one_line_and_leaves_nothing(here, command, case
 ])
 def test_missing_config_baseline_and_bad_report_are_one_line(here, args, expected):
     before = tree(here)
-    assert one_error_line(run(["check", "cap.mcplog", "-o", "out.txt", *args])) .startswith(
-        f"mcplint: error: {expected}")
+    line = one_error_line(run(["check", "cap.mcplog", "-o", "out.txt", *args]))
+    assert line.startswith(f"mcplint: error: {expected}")
     assert tree(here) == before
 
 
@@ -243,7 +255,7 @@ def test_ctrl_c_on_a_slow_stdin_exits_130_and_leaves_no_output(tmp_path):
     proc = _spawn(["check", "-o", "out.txt"], tmp_path, stdin=subprocess.PIPE)
     proc.stdin.write(HANDSHAKE.encode())
     proc.stdin.flush()  # and never closed: the run waits for more
-    out, err = _interrupt(proc, lambda: any(tmp_path.glob(".out.txt.*.part")))
+    _, err = _interrupt(proc, lambda: any(tmp_path.glob(".out.txt.*.part")))
     assert proc.returncode == 130, err
     assert err.decode().splitlines() == ["mcplint: interrupted"]
     assert tree(tmp_path) == set()
@@ -261,7 +273,7 @@ def test_ctrl_c_with_jobs_stops_the_workers_quietly(tmp_path):
         workers[:] = _children(proc.pid)
         return bool(workers) and any(tmp_path.glob(".out.txt.*.part"))
 
-    out, err = _interrupt(proc, ready)
+    _, err = _interrupt(proc, ready)
     assert proc.returncode == 130, err
     assert err.decode().splitlines() == ["mcplint: interrupted"]  # no traceback from any worker
     assert tree(tmp_path) == {"cap.mcplog", "slow.jsonl"}
@@ -413,7 +425,8 @@ def test_max_line_bytes_from_the_command_line_and_the_config(tmp_path):
         assert result.exit_code == 0, result.output
         findings = orjson.loads(result.stdout)
         assert [f["code"] for f in findings] == ["IO013"] and findings[0]["line"] == 3
-        assert "--max-line-bytes" in findings[0]["message"] and "max-line-bytes in [tool.mcplint]" in findings[0]["message"]
+        message = findings[0]["message"]
+        assert "--max-line-bytes" in message and "max-line-bytes in [tool.mcplint]" in message
 
 
 # -- one spelling across commands -------------------------------------------------------------
