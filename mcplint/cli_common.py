@@ -79,6 +79,7 @@ class OutputFile:
         self.what = what
         self.stream: Any = None
         self._tmp: str | None = None
+        self._target = ""
 
     def open(self) -> OutputFile:
         if self.path is None:
@@ -87,7 +88,8 @@ class OutputFile:
         path = self.path
         if os.path.isdir(path):
             fail(f"{self.what} {path}: is a directory")
-        folder = os.path.dirname(os.path.abspath(path))
+        self._target = os.path.realpath(path)  # through a symlink: the rename replaces its target, not the link
+        folder = os.path.dirname(self._target)
         if not os.path.isdir(folder):
             fail(f"{self.what} {path}: no such directory {folder}")
         if os.path.exists(path) and not os.access(path, os.W_OK):
@@ -118,9 +120,10 @@ class OutputFile:
         tmp, self._tmp = self._tmp, None
         try:
             self.stream.close()
-            mode = os.stat(self.path).st_mode & 0o7777 if os.path.exists(self.path) else 0o666 & ~_umask()
+            target = self._target
+            mode = os.stat(target).st_mode & 0o7777 if os.path.exists(target) else 0o666 & ~_umask()
             os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
+            os.replace(tmp, target)
         except OSError as exc:
             _unlink(tmp)
             fail(f"{self.what} {self.path}: cannot write ({exc.strerror or exc})")

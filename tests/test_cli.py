@@ -170,3 +170,13 @@ def test_output_to_a_device_or_fifo_is_written_in_place(tmp_path):
     assert result.exit_code == 0, result.output
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert "JR" in got[0]
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path):
+    real = tmp_path / "real.txt"
+    real.write_text("old\n")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    result = run(["check", "--exit-zero", "--output-format", "concise", "-o", str(link), "-"], BROKEN)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and "JR" in real.read_text()
