@@ -218,6 +218,9 @@ class Session:
     finished_tokens: dict[Direction, Bounded] = field(init=False)  # tokens of answered requests
     undirected: Bounded = field(init=False)  # requests of unknown sender
     invalid_ids: Bounded = field(init=False)  # (sender, id) of invalid messages
+    #: (sender or None, id key) -> line of a request too long to read (IO013) whose start showed its
+    #: id, until it is answered (answer "unread-request")
+    unread_requests: Bounded = field(init=False)
     recent: dict[Direction, deque] = field(init=False)  # (key, entry) of the latest answered, kept whole
     limits_hit: dict[str, Record] = field(default_factory=dict)  # table -> record where it first forgot
     unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
@@ -239,6 +242,7 @@ class Session:
         self.finished_tokens = {d: Bounded(min(limits.answered, MAX_FINISHED_TOKENS)) for d in Direction}
         self.undirected = Bounded(limits.pending, self._forgets(("undirected", None)))
         self.invalid_ids = Bounded(limits.pending)
+        self.unread_requests = Bounded(limits.pending)
         self.recent = {d: deque() for d in Direction}
 
     def limit_reached(self, table: str, direction: Direction | None = None) -> None:
@@ -279,6 +283,17 @@ class Session:
         entry = self.requests[sender].get(key)
         return entry if entry is not None else self.pending[sender].get(key)
 
+    def unread_request(self, sender: Direction | None, key: tuple) -> tuple | None:
+        """The ``unread_requests`` key of a request too long to read that ``sender`` (None: either
+        side) made with id ``key`` and that is not answered yet, if any."""
+        if not self.unread_requests:
+            return None
+        for where in ((sender, key), (None, key)) if sender is not None else \
+                ((None, key), (Direction.C2S, key), (Direction.S2C, key)):
+            if where in self.unread_requests:
+                return where
+        return None
+
     def pending_requests(self) -> list[RequestEntry]:
         out = list(self.pending[Direction.C2S].values()) + list(self.pending[Direction.S2C].values())
         out.sort(key=lambda e: e.record.seq)
@@ -296,7 +311,7 @@ class Session:
         """Drop the per-request tables and records once the session was finished (bounded memory:
         a finished session keeps its label, version and counts; nothing may judge it any more)."""
         self.requests = self.pending = self.tokens = self.finished_tokens = self.recent = _RELEASED
-        self.undirected = self.invalid_ids = _RELEASED
+        self.undirected = self.invalid_ids = self.unread_requests = _RELEASED
         self.tools = _NO_TOOLS
         self.state.clear()
         self.limits_hit.clear()
@@ -406,36 +421,63 @@ def _modern_version(record: Record) -> str | None:
 
 
 #: A JSON-RPC member name in the start of a line too long to read, plain or escaped inside a
-#: string (a capture's ``raw``); then the value of an ``id``, a number, a string or null.
+#: string (a capture's ``raw``); then the value of an ``id`` (a number, a string or null) or of a
+#: ``method`` (a string).
 _HEAD_MEMBER = re.compile(r'(\\?)"(id|method|params|result|error)\\?"\s*:\s*')
 _HEAD_ID = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|"(?:[^"\\]|\\.)*"')
 _HEAD_ESCAPED_ID = re.compile(r'-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|null|\\"[^"\\]*\\"')
-#: :func:`head_answers`: a response whose id is not in the part of the line that was kept.
+#: :func:`read_head`: an id (or method) that is not in the part of the line that was kept.
 UNSEEN: Any = object()
 
 
-def head_answers(head: str) -> tuple[bool, Any]:
-    """What the kept start of a line too long to read says it is: ``(True, id)`` for a response
-    whose id comes before its ``result`` or ``error`` (``UNSEEN`` when the id is out of sight, as
-    SDKs that write ``result`` first do), ``(False, None)`` for a request or notification (a
-    ``method`` or ``params`` member comes first) and for a line showing no JSON-RPC member."""
-    request_id = UNSEEN
+def _head_value(head: str, member: re.Match) -> Any:
+    """The JSON value after ``member`` in a line's kept start, or ``UNSEEN`` if it is not a
+    number, string or null (or is cut)."""
+    escaped = member.group(1)
+    value = (_HEAD_ESCAPED_ID if escaped else _HEAD_ID).match(head, member.end())
+    if value is None:
+        return UNSEEN
+    try:
+        return orjson.loads(orjson.loads(f'"{value.group()}"') if escaped else value.group())
+    except orjson.JSONDecodeError:
+        return UNSEEN
+
+
+def read_head(head: str) -> tuple[str | None, Any, Any]:
+    """What the kept start of a line too long to read says it is, as ``(what, id, method)``:
+
+    * ``("response", id, UNSEEN)`` for a response: a ``result`` or ``error`` member before any
+      ``method`` or ``params`` (``id`` is ``UNSEEN`` when it comes after, as SDKs that write
+      ``result`` first do);
+    * ``("request", id, method)`` for a request whose ``method`` and ``id`` both come before its
+      ``params`` (as SDKs write it: ``{"jsonrpc":"2.0","id":3,"method":"tools/call","params":...``);
+    * ``(None, UNSEEN, UNSEEN)`` for anything else: a notification, a request whose id is out of
+      sight, a line showing no JSON-RPC member.
+    """
+    request_id = method = UNSEEN
     for member in _HEAD_MEMBER.finditer(head):
-        escaped, name = member.groups()
+        name = member.group(2)
         if name == "id":
-            value = (_HEAD_ESCAPED_ID if escaped else _HEAD_ID).match(head, member.end())
-            request_id = UNSEEN
-            if value is not None:
-                try:
-                    text = orjson.loads(f'"{value.group()}"') if escaped else value.group()
-                    request_id = orjson.loads(text)
-                except orjson.JSONDecodeError:
-                    pass
-        elif name in ("result", "error"):
-            return True, request_id
-        else:
-            return False, None
-    return False, None
+            request_id = _head_value(head, member)
+        elif name == "method" and method is UNSEEN:
+            method = _head_value(head, member)
+            method = method if isinstance(method, str) else None
+        elif name in ("result", "error") and method is UNSEEN:
+            return "response", request_id, UNSEEN
+        else:  # params, or a second method or result: what follows is not this message's envelope
+            break
+        if method is not UNSEEN and request_id is not UNSEEN:
+            break
+    if method is not UNSEEN and request_id is not UNSEEN and request_id is not None:
+        return "request", request_id, method
+    return None, UNSEEN, UNSEEN
+
+
+def head_answers(head: str) -> tuple[bool, Any]:
+    """``(True, id)`` when the kept start of a line too long to read is a response (:func:`read_head`;
+    ``id`` is ``UNSEEN`` when it is out of sight), else ``(False, None)``."""
+    what, request_id, _ = read_head(head)
+    return (True, request_id) if what == "response" else (False, None)
 
 
 #: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
@@ -549,6 +591,11 @@ class Analyzer:
             in_s = key in session.requests[Direction.S2C]
             if in_c != in_s:
                 return Direction.C2S if in_c else Direction.S2C
+            if not (in_c or in_s) and session.unread_requests:  # a request too long to read
+                in_c = (Direction.C2S, key) in session.unread_requests
+                in_s = (Direction.S2C, key) in session.unread_requests
+                if in_c != in_s:
+                    return Direction.C2S if in_c else Direction.S2C
         return None
 
     @staticmethod
@@ -624,7 +671,8 @@ class Analyzer:
         return session.requested_version or self.protocol_version
 
     def _match_response(self, record: Record, session: Session) -> None:
-        """Set ``record.request`` and ``record.answer`` (ok/duplicate/after-cancel/unknown/...)."""
+        """Set ``record.request`` and ``record.answer`` (ok/duplicate/after-cancel/unknown/...;
+        "unread-request": the request was too long to read, so nothing judges the response by it)."""
         direction = record.direction
         if not record.has_id or record.id is None:
             sender = direction.other if direction else None
@@ -639,6 +687,8 @@ class Analyzer:
                 if type(entry) is RequestEntry:  # a compact one is answered: no request to judge by
                     record.request = entry.record
                 record.answer = "ok" if entry.pending else "duplicate"
+            elif session.unread_request(None, id_key(record.id)) is not None:
+                record.answer = "unread-request"
             else:
                 record.answer = "unknown-direction"
             return
@@ -656,6 +706,9 @@ class Analyzer:
                 record.answer = "after-cancel"
             else:
                 record.answer = "ok"
+            return
+        if session.unread_request(asker, key) is not None:
+            record.answer = "unread-request"  # its request was too long to read (IO013): nothing to judge by
             return
         alt = _alternate_key(record.id)
         if alt is not None and alt in session.requests[asker]:
@@ -727,6 +780,10 @@ class Analyzer:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
 
     def _commit_response(self, record: Record, session: Session) -> None:
+        if record.answer == "unread-request":  # answered once: a second response is not excused
+            sender = record.direction.other if record.direction is not None else None
+            session.unread_requests.pop(session.unread_request(sender, id_key(record.id)), None)
+            return
         if record.answer == "unreadable":
             sender = record.direction.other if record.direction else None
             sender = sender if session.unreadable.get(sender) else None
@@ -791,9 +848,15 @@ class Analyzer:
         """A line too long to read (IO013) is most likely a large response. When its start shows
         the id of a request open on one side, that request is answered (by a response nothing can
         judge; ``record.request`` names it); when the id is out of sight, each request open now
-        notes that the line may have answered it (``RequestEntry.unread_answer``)."""
-        response, request_id = head_answers(record.text)
-        if not response:
+        notes that the line may have answered it (``RequestEntry.unread_answer``). A line whose
+        start shows a request's id is remembered, so that its response is not taken for one to
+        an unknown request (``Session.unread_requests``)."""
+        what, request_id, method = read_head(record.text)
+        if what == "request":
+            sender = record.direction if record.direction is not None else _ONLY_SENDER.get(method)
+            session.unread_requests[(sender, id_key(request_id))] = record.line
+            return
+        if what != "response":
             return
         askers = (record.direction.other,) if record.direction is not None else tuple(Direction)
         if request_id is not UNSEEN:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from mcplint import parallel
-from mcplint.analyzer import UNSEEN, head_answers
+from mcplint.analyzer import UNSEEN, head_answers, read_head
 from mcplint.api import LintOptions, lint_paths
 from mcplint.diagnose import DiagnoseCollector
 from mcplint.readers import MAX_LINE_BYTES, Cut, open_frames
@@ -123,6 +123,67 @@ def test_a_long_request_answers_nothing(tmp_path):
     assert hx001.line == 4 and hx001.severity.value == "warning" and "IO013" not in hx001.message
 
 
+def long_call(request_id, **members) -> dict:
+    """A tools/call with a 2 KB argument, its id before its params (as SDKs write it)."""
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": "x", "arguments": {"blob": "A" * 2048}}, **members}
+
+
+def text_result(request_id, version: str = "2.0") -> dict:
+    return {"jsonrpc": version, "id": request_id, "result": {"content": [{"type": "text", "text": "ok"}]}}
+
+
+def test_the_response_of_a_long_request_is_not_unknown(tmp_path):
+    """The request was too long for mcplint to read, not missing: its response is no JR011, while
+    checks of the response alone (its envelope, JR001) still run; an id never sent is still JR011."""
+    messages = handshake() + [long_call(1), text_result(1), long_call(2), text_result(2, version="1.0"),
+                              text_result(9)]
+    path = tmp_path / "request.jsonl"
+    path.write_bytes(jsonl(messages))
+    findings, _ = lint(path)
+    assert [(f.line, f.code) for f in findings] == [(4, "IO013"), (7, "JR001"), (8, "JR011")]
+    assert "more line of this session was not read" in codes(findings, "IO013")[0].message
+
+
+def test_a_long_request_excuses_one_response(tmp_path):
+    messages = handshake() + [long_call(1), text_result(1), text_result(1)]
+    path = tmp_path / "twice.jsonl"
+    path.write_bytes(jsonl(messages))
+    findings, _ = lint(path)
+    assert [(f.line, f.code) for f in findings] == [(4, "IO013"), (6, "JR011")]
+
+
+def test_a_long_request_whose_id_is_out_of_sight_changes_nothing(tmp_path):
+    request = long_call(1)
+    request["id"] = request.pop("id")  # the id after the params, as the TypeScript SDK writes it
+    path = tmp_path / "ts-request.jsonl"
+    path.write_bytes(jsonl(handshake() + [request, text_result(1)]))
+    findings, _ = lint(path)
+    assert [(f.line, f.code) for f in findings] == [(4, "IO013"), (5, "JR011")]
+
+
+def test_a_long_request_is_answered_from_the_other_side_only(tmp_path):
+    """The capture says who sent the long request (a server's sampling request, id 1, while the
+    client's own request 1 is open): the client's response is its answer, not a response to the
+    client's own id (JR011); a second response with id 1 from the server answers the client's
+    request; a third, from the server again, is no answer to the server's own request."""
+    sampling = {"jsonrpc": "2.0", "id": 1, "method": "sampling/createMessage",
+                "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "A" * 2048}}],
+                           "maxTokens": 10}}
+    answer = {"jsonrpc": "2.0", "id": 1, "result": {"role": "assistant", "model": "m",
+                                                      "content": {"type": "text", "text": "hi"}}}
+    messages = handshake()
+    messages[0]["params"]["capabilities"] = {"sampling": {}}
+    flow = [("c2s", m) for m in messages[:1]] + [("s2c", messages[1]), ("c2s", messages[2])] + [
+        ("c2s", call(1)), ("s2c", sampling), ("c2s", answer), ("s2c", text_result(1)), ("s2c", text_result(1))]
+    lines = [{"ts": f"2026-01-01T00:00:{n:02d}Z", "dir": d, "raw": orjson.dumps(m).decode()}
+             for n, (d, m) in enumerate(flow)]
+    path = tmp_path / "sampling.mcplog"
+    path.write_bytes(jsonl(lines))
+    findings, _ = lint(path)
+    assert [(f.line, f.code) for f in findings] == [(5, "IO013"), (8, "JR013")]
+
+
 def test_canonical_capture_gives_direction_and_session(tmp_path):
     senders = {"initialize": "c2s", "tools/call": "c2s", "ping": "c2s", "notifications/initialized": "c2s"}
     lines = [{"ts": f"2026-01-01T00:00:{n:02d}Z", "dir": senders.get(m.get("method"), "s2c"), "session": "A",
@@ -161,6 +222,28 @@ def test_diagnose_sees_no_stall(tmp_path):
 ])
 def test_head_answers(head, expected):
     assert head_answers(head) == expected
+
+
+@pytest.mark.parametrize("head,expected", [
+    ('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{"blob":"AAA', ("request", 4, "tools/call")),
+    ('{"method":"ping","id":"a\\"b","jsonrpc":"2.0"', ("request", 'a"b', "ping")),
+    ('{"ts":"2026-01-01T00:00:00Z","dir":"s2c","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":7,\\"method\\":'
+     '\\"sampling/createMessage\\",\\"params\\":{', ("request", 7, "sampling/createMessage")),
+    ('{"method":"tools/call","params":{"id":5,"arguments":{"blob":"AAA', (None, UNSEEN, UNSEEN)),
+    ('{"jsonrpc":"2.0","method":"notifications/message","params":{"id":5', (None, UNSEEN, UNSEEN)),
+    ('{"jsonrpc":"2.0","id":null,"method":"ping","params":{', (None, UNSEEN, UNSEEN)),
+    ('{"jsonrpc":"2.0","id":{"a":1},"method":"ping","params":{', (None, UNSEEN, UNSEEN)),
+    ('{"jsonrpc":"2.0","id":2,"method":17,"params":{', ("request", 2, None)),
+    ('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":',
+     ("request", 1, "ping")),
+    ('{"jsonrpc":"2.0","id":3,"result":{"method":"x"', ("response", 3, UNSEEN)),
+    ('{"jsonrpc":"2.0","id":1e999,"method":"ping","params":{', (None, UNSEEN, UNSEEN)),
+    ('{"jsonrpc":"2.0","id":"\\ud800","method":"\\', (None, UNSEEN, UNSEEN)),
+    ("\x00\udcff\"id\":\"\udcff\",\"method\":\"\x00\"", (None, UNSEEN, UNSEEN)),
+    ('{"id":"\\ud800","method":"ping","params":', (None, UNSEEN, UNSEEN)),
+])
+def test_read_head(head, expected):
+    assert read_head(head) == expected
 
 
 # -- every reader, and --jobs ------------------------------------------------------------------------
@@ -244,3 +327,15 @@ def test_the_splitter_does_not_cut_at_a_line_over_the_limit(tmp_path, small_part
     parts = parallel.plan(str(path), LintOptions(max_line_bytes=LIMIT), 2)
     assert [p.first_line for p in parts] == [1, 11]  # not at line 8
     same_with_jobs([str(path)])
+
+
+def test_jobs_split_a_file_with_long_requests(tmp_path, small_parts):
+    def requests(base: int) -> list[dict]:
+        return handshake(base) + [long_call(base + 1), text_result(base + 1), text_result(base + 9)]
+
+    path = tmp_path / "requests.jsonl"
+    path.write_bytes(jsonl([m for s in range(4) for m in requests(s * 100)]))
+    assert len(parallel.plan(str(path), LintOptions(max_line_bytes=LIMIT), 2)) > 1
+    findings = same_with_jobs([str(path)])
+    assert [f.line for f in codes(findings, "IO013")] == [4]
+    assert [f.line for f in codes(findings, "JR011")] == [6, 12, 18, 24]
