@@ -7,8 +7,7 @@ Median of ``--runs`` wall times of each command, each a fresh interpreter (``sys
 run in a temporary folder (no configuration file found): ``python -c pass`` (the interpreter
 alone), ``python -c "import mcplint.cli"`` and ``python -m mcplint check`` on a 3-line
 handshake. Then ``python -X importtime -m mcplint check`` on the same file, and the modules with
-the largest cumulative import time (in ms; ``-X importtime`` nests them: nesting shows as
-indentation of the name).
+the largest cumulative import time in ms (indentation of a name shows who imported it).
 """
 
 from __future__ import annotations
