@@ -13,6 +13,7 @@ the largest cumulative import time in ms (indentation of a name shows who import
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -57,12 +58,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs of each command; the median counts (default 5)")
     parser.add_argument("--top", type=int, default=15, help="imports shown (default 15)")
     args = parser.parse_args()
-    root = str(Path(__file__).resolve().parent.parent)
+    source = Path(importlib.util.find_spec("mcplint").origin).parent  # what the children import too
     with tempfile.TemporaryDirectory() as folder:
         capture = Path(folder, "handshake.jsonl")
         capture.write_bytes(HANDSHAKE)
         check = [sys.executable, "-m", "mcplint", "check", str(capture)]
-        env_note = f"(cwd {folder}; mcplint from {root})"
+        env_note = f"(in {folder}; mcplint from {source})"
         commands = (("python -c pass", [sys.executable, "-c", "pass"]),
                     ('python -c "import mcplint.cli"', [sys.executable, "-c", "import mcplint.cli"]),
                     ("python -m mcplint check <3 lines>", check))
