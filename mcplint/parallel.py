@@ -351,11 +351,33 @@ def _starts_session(line: bytes, fmt: str) -> bool:
             and record.direction is not Direction.S2C and record.session_key is None)
 
 
+class _Window:
+    """Gives the pages of a scanned mapping back as the scan moves on, so the parent's RSS stays
+    small however large the file (the pages stay in the page cache for the workers)."""
+
+    STEP = 16 << 20
+
+    def __init__(self, data: mmap.mmap):
+        self.data = data
+        self.released = 0
+
+    def passed(self, offset: int) -> None:
+        """Nothing before ``offset`` is read again."""
+        upto = offset - offset % mmap.PAGESIZE
+        if upto - self.released >= self.STEP and hasattr(self.data, "madvise"):
+            try:
+                self.data.madvise(mmap.MADV_DONTNEED, self.released, upto - self.released)
+            except (OSError, ValueError, AttributeError):
+                return
+            self.released = upto
+
+
 def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]:
     """Byte offsets of the lines that open a session, found with a byte search and confirmed
     line by line (a line longer than the limit is not read, so opens nothing)."""
     needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
     out: list[int] = []
+    window = _Window(data)
     position = data.find(needle)
     while position >= 0:
         start = data.rfind(b"\n", 0, position) + 1
@@ -363,14 +385,18 @@ def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]
         end = len(data) if end < 0 else end
         if end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
             out.append(start)
+        window.passed(start)
         position = data.find(needle, end)
     return out
 
 
 def _count_lines(data: mmap.mmap, start: int, end: int) -> int:
     count = 0
-    for block in range(start, end, 16 << 20):
-        count += data[block:min(end, block + (16 << 20))].count(b"\n")
+    window = _Window(data)
+    window.released = start - start % mmap.PAGESIZE
+    for block in range(start, end, _Window.STEP):
+        count += data[block:min(end, block + _Window.STEP)].count(b"\n")
+        window.passed(min(end, block + _Window.STEP))
     return count
 
 
