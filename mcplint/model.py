@@ -8,22 +8,25 @@ from typing import Any
 
 
 class Direction(str, Enum):
-    """Who sent a message: client to server or server to client."""
+    """Who sent a message: client to server or server to client.
+
+    ``other`` (the opposite direction), ``sender`` ("client"/"server") and ``arrow`` ("C→S") are
+    plain member attributes, set below: the analyzer reads ``other`` several times per record,
+    and an attribute costs a fifth of a property call.
+    """
 
     C2S = "c2s"
     S2C = "s2c"
 
-    @property
-    def other(self) -> Direction:
-        return Direction.S2C if self is Direction.C2S else Direction.C2S
+    other: Direction
+    sender: str
+    arrow: str
 
-    @property
-    def sender(self) -> str:
-        return "client" if self is Direction.C2S else "server"
 
-    @property
-    def arrow(self) -> str:
-        return "C→S" if self is Direction.C2S else "S→C"
+for _member, _other, _sender, _arrow in ((Direction.C2S, Direction.S2C, "client", "C→S"),
+                                         (Direction.S2C, Direction.C2S, "server", "S→C")):
+    _member.other, _member.sender, _member.arrow = _other, _sender, _arrow
+del _member, _other, _sender, _arrow
 
 
 class Kind(str, Enum):
