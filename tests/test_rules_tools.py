@@ -509,3 +509,37 @@ def test_equal_schemas_share_their_compiled_validator():
     assert tools.instance_errors(same, {"x": 1}, "2025-06-18") == [(("x",), "1 is not of type 'string'")]
     assert tools.meta_errors({"type": "nope"}, "2025-06-18")
     assert tools.instance_errors({"type": "nope"}, 1, None) is None
+
+
+def test_a_schema_listed_in_many_sessions_is_meta_validated_once(monkeypatch):
+    from mcplint.rules import tools
+
+    builds = []
+    original = tools._meta_errors
+    monkeypatch.setattr(tools, "_meta_errors", lambda schema, revision: builds.append(1) or original(schema, revision))
+    texts = [orjson.dumps({"type": "object", "properties": {"q": {"type": kind, "title": "once-per-text"}}})
+             for kind in ("string", "integer", "boolean")]
+    for _ in range(1000):  # each session's listing parses new, equal schema objects
+        for text in texts:
+            assert tools.meta_errors(orjson.loads(text), "2025-11-25") == []
+    assert len(builds) == len(texts)
+
+
+def test_verdicts_keep_the_instances_member_order():
+    from mcplint.rules import tools
+
+    schema = {"type": "object", "propertyNames": {"maxLength": 1}}  # errors follow the members
+    first = tools.instance_errors(schema, {"bb": 1, "cc": 2}, "2025-11-25")
+    second = tools.instance_errors(schema, {"cc": 2, "bb": 1}, "2025-11-25")
+    assert [m for _, m in first] == ["'bb' is too long", "'cc' is too long"]
+    assert [m for _, m in second] == ["'cc' is too long", "'bb' is too long"]
+
+
+def test_verdicts_of_large_instances_are_not_kept():
+    from mcplint.rules import tools
+
+    schema = {"type": "object", "properties": {"body": {"type": "string", "title": "large-instance"}}}
+    for size in (10, tools._VERDICT_TEXT + 1):
+        tools.instance_errors(schema, {"body": "x" * size}, "2025-11-25")
+    kept = [key[1] for key in tools._VERDICTS if key[0] == tools.schema_key(schema, "2025-11-25")]
+    assert kept == [orjson.dumps({"body": "x" * 10})]

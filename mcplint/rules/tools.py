@@ -3,7 +3,7 @@
 What a tool accepts and returns is known from the server's ``tools/list`` results, which the
 analyzer keeps in ``session.tools`` (``tools``: name -> definition; ``current``: complete and no
 ``list_changed`` since). JSON Schema checks use the ``jsonschema`` package (imported on first
-use) with one compiled validator per schema object; the dialect is the schema's ``$schema`` or
+use) with one compiled validator per distinct schema; the dialect is the schema's ``$schema`` or
 the revision's default (2020-12 from 2025-11-25; draft-07, warning only, before). The error
 channel rules (TL006, TL007, TL019) live in ``errors.py``.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from typing import Any
 
@@ -82,8 +83,44 @@ def call_result(record) -> dict | None:
 
 # -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
 _js: dict[str, Any] = {}
-_CACHE: dict[tuple, tuple] = {}
-_CACHE_LIMIT = 512  # entries; each pins a schema and its validator (sessions of a long capture add new ones)
+
+
+class _Bounded(OrderedDict):
+    """A map that forgets its oldest entries beyond ``limit``; :meth:`recent` makes a hit the
+    newest (least recently used eviction, for entries that are costly to rebuild)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def recent(self, key):
+        value = self.get(key)
+        if value is not None:
+            try:
+                self.move_to_end(key)
+            except KeyError:  # another thread evicted it meanwhile
+                pass
+        return value
+
+    def put(self, key, value) -> None:
+        self[key] = value
+        while len(self) > self.limit:
+            try:
+                self.popitem(last=False)
+            except KeyError:
+                break
+
+
+#: Meta-schema verdicts and compiled validators, keyed by the schema's JSON text (key order kept:
+#: it orders the errors) and dialect: the next session listing the same tool reuses them.
+_WORK = _Bounded(512)
+#: schema object -> its JSON text, for the objects of live tool catalogs (pinned, so ids stay
+#: unique): a call of a listed tool does not serialize its schema again.
+_TEXTS = _Bounded(512)
+#: (schema key, instance JSON text) -> verdict: clients repeat calls. Instance key order is kept
+#: too: jsonschema's messages quote the instance and walk its members in order.
+_VERDICTS = _Bounded(2048)
+_VERDICT_TEXT = 4096  # bytes: larger instances are validated each time (and rarely repeat)
 
 
 def _jsonschema() -> dict[str, Any]:
@@ -101,26 +138,33 @@ def default_dialect(revision: str | None) -> str:
     return "draft2020" if revision is None or protocol.at_least(revision, _V1125) else "draft7"
 
 
-def _cached(kind: str, schema: dict, revision: str | None, build):
-    """Memoize ``build(schema, revision)`` per schema object (pinned, so its id stays unique) and
-    dialect, and per schema text: the next session listing the same tool reuses the work."""
-    dialect = default_dialect(revision)
-    key = (kind, id(schema), dialect)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    try:
-        text = (kind, orjson.dumps(schema), dialect)  # key order kept: it may order the errors
-    except TypeError:
-        text = None
-    hit = _CACHE.get(text) if text is not None else None
-    value = hit[1] if hit is not None else build(schema, revision)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[key] = (schema, value)
-    if text is not None:
-        _CACHE[text] = (schema, value)
-    return value
+def schema_key(schema: dict, revision: str | None) -> tuple | None:
+    """``(JSON text, default dialect)``: all that meta-validation and compiling ``schema`` depend
+    on; None when it cannot be serialized."""
+    seen = _TEXTS.get(id(schema))
+    if seen is not None and seen[0] is schema:
+        text = seen[1]
+    else:
+        try:
+            text = orjson.dumps(schema)
+        except TypeError:
+            text = None
+        _TEXTS.put(id(schema), (schema, text))
+    return None if text is None else (text, default_dialect(revision))
+
+
+def _cached(kind: str, schema: dict, revision: str | None, build, key: tuple | None = ...):
+    """``build(schema, revision)``, computed once per distinct schema text and dialect (``key``:
+    the :func:`schema_key`, when the caller has it)."""
+    if key is ...:
+        key = schema_key(schema, revision)
+    if key is None:
+        return build(schema, revision)
+    entry = _WORK.recent((kind, key))
+    if entry is None:
+        entry = (build(schema, revision),)  # a 1-tuple: None is a value worth keeping
+        _WORK.put((kind, key), entry)
+    return entry[0]
 
 
 def _validator_class(schema: dict, revision: str | None):
@@ -158,36 +202,30 @@ def _validator(schema: dict, revision: str | None):
         return None
 
 
-_VERDICTS: dict[tuple, tuple] = {}
-
-
 def instance_errors(schema: dict, instance: Any, revision: str | None) -> list[tuple[tuple, str]] | None:
-    """``(path, message)`` of ``instance`` against ``schema``; None when the schema is unusable.
-
-    Verdicts are memoized per schema object and serialized instance: clients repeat calls.
-    """
-    validator = _cached("validator", schema, revision, _validator)
-    if validator is None:
-        return None
+    """``(path, message)`` of ``instance`` against ``schema``; None when the schema is unusable."""
+    schema_id = schema_key(schema, revision)
     try:
-        key = (id(validator), orjson.dumps(instance, option=orjson.OPT_SORT_KEYS))
+        text = orjson.dumps(instance)
     except TypeError:
-        key = None
+        text = None
+    key = (schema_id, text) if schema_id is not None and text is not None and len(text) <= _VERDICT_TEXT else None
     hit = _VERDICTS.get(key) if key is not None else None
-    if hit is not None and hit[0] is validator:
-        return hit[1]
-    try:
-        errors: list | None = []
-        for error in validator.iter_errors(instance):
-            errors.append((tuple(error.absolute_path), error.message))
-            if len(errors) >= MAX_ERRORS + 1:
-                break
-    except Exception:  # noqa: BLE001 - unresolvable $ref, unknown type name: no verdict
-        errors = None
+    if hit is not None:
+        return hit[0]
+    validator = _cached("validator", schema, revision, _validator, schema_id)
+    errors: list | None = None
+    if validator is not None:
+        try:
+            errors = []
+            for error in validator.iter_errors(instance):
+                errors.append((tuple(error.absolute_path), error.message))
+                if len(errors) >= MAX_ERRORS + 1:
+                    break
+        except Exception:  # noqa: BLE001 - unresolvable $ref, unknown type name: no verdict
+            errors = None
     if key is not None:
-        if len(_VERDICTS) >= _CACHE_LIMIT:
-            _VERDICTS.clear()
-        _VERDICTS[key] = (validator, errors)
+        _VERDICTS.put(key, (errors,))
     return errors
 
 
@@ -288,9 +326,12 @@ class SchemaNotValidJsonSchema(Rule):
                 schema = tool.get(key)
                 if not isinstance(schema, dict):
                     continue  # TL001 / TL003
+                problems = meta_errors(schema, revision)
+                if not problems:
+                    continue
                 skip = _SHAPE_PATHS if key == "inputSchema" else \
                     _OUTPUT_ROOT if revision in (_V0618, _V1125) else frozenset({()})
-                errors = [(p, m) for p, m in meta_errors(schema, revision) if p not in skip]
+                errors = [(p, m) for p, m in problems if p not in skip]
                 if not errors:
                     continue
                 declared = schema.get("$schema")
