@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.clientfeatures import MODERN, Script, findings
+from tests.clientfeatures import MODERN, Script, dumps, findings
 from tests.ruledocs import run_transcript
 
 METHOD = "elicitation/create"
@@ -316,3 +316,48 @@ def test_description_warning_against_secrets_is_not_a_request_for_them():
         "favorite": {"type": "integer", "description": "Do not give us your phone number, PIN or other sensitive info"},
         "pin": {"type": "string"}}}}
     assert sensitive_fields(params)[0] == ["pin"]
+
+
+# -- EL011's dispatch: only the records that can carry an elicitation URL ----------------------
+_BAD_URL = {"mode": "url", "message": "m", "url": "https://bob:hunter2@x.example/a"}
+
+
+def test_el011_judges_embedded_requests_whatever_the_result_answers():
+    script = Script(MODERN, {"elicitation": {"url": {}}})
+    ask = {"resultType": "input_required", "inputRequests": {"k": {"method": METHOD, "params": _BAD_URL}},
+           "requestState": "s"}
+    script.emit("C→S", {"jsonrpc": "2.0", "id": 1, "method": "custom/thing", "params": {"_meta": script.meta()}})
+    script.emit("S→C", {"jsonrpc": "2.0", "id": 1, "result": script.result(ask)})
+    script.emit("S→C", {"jsonrpc": "2.0", "id": 99, "result": script.result(ask)})  # answers no known request
+    assert [(f.line, f.code) for f in findings(script, "EL011")] == [(2, "EL011"), (3, "EL011")]
+
+
+def test_el011_judges_a_url_required_error_of_any_request():
+    entry = {**_BAD_URL, "elicitationId": "e1"}
+    error = {"code": -32042, "message": "auth", "data": {"elicitations": [entry]}}
+    text = (INIT + 'C→S {"jsonrpc":"2.0","id":1,"method":"custom/thing"}\n'
+            + f'S→C {{"jsonrpc":"2.0","id":1,"error":{dumps(error)}}}\n'
+            + f'S→C {{"jsonrpc":"2.0","id":7,"error":{dumps(error)}}}\n')
+    assert [(line, code) for line, code, _ in el(text) if code == "EL011"] == [(3, "EL011"), (4, "EL011")]
+
+
+def test_el011_is_called_only_for_elicitation_requests_modern_results_and_url_era_errors(monkeypatch):
+    from mcplint.rules.elicitation import UnsafeElicitationUrl
+
+    seen = []
+    check = UnsafeElicitationUrl.check
+    monkeypatch.setattr(UnsafeElicitationUrl, "check", lambda self, record, session: (
+        seen.append((record.line, record.kind.value)), check(self, record, session))[1])
+    legacy = (INIT + 'C→S {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}\n'
+              'S→C {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'
+              f'S→C {{"jsonrpc":"2.0","id":2,"method":"{METHOD}","params":{dumps(_BAD_URL)}}}\n'
+              'C→S {"jsonrpc":"2.0","id":2,"result":{"action":"decline"}}\n'
+              'C→S {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t"}}\n'
+              'S→C {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"x"}}\n')
+    assert [(line, code) for line, code, _ in el(legacy) if code == "EL011"] == [(4, "EL011")]
+    assert seen == [(4, "request"), (7, "error")]
+    seen.clear()
+    script = Script(MODERN, {"elicitation": {"url": {}}})
+    script.exchange(METHOD, _BAD_URL, {"action": "decline"})
+    assert [f.line for f in findings(script, "EL011")] == [2]
+    assert seen == [(2, "result"), (4, "result")]

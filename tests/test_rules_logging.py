@@ -102,6 +102,62 @@ def test_short_strings_skip_the_token_pattern_only_when_it_cannot_match():
     assert secrets_in("http://a:b@c")[0][:2] == (2, "a password in a URL")
 
 
+# -- LG006's gate: a log line without any literal of the patterns is not walked ----------------
+_LOG_PIECES = st.sampled_from([
+    "password=hunter22", "PASSWD: abcd1234", "pa\u017f\u017fword=abcd1234", "api-key=xyz12345", "pwd=abcd",
+    "access_token=abcd1234", "Client_Secret: s3cr3tval", "admin@corp.io", "x@y.org", "AKIAABCDEFGHIJKLMNOP",
+    "ghp_" + "a1" * 18, "Bearer abcdefghijklmnop", "BEARER abcdefghijklmnop", "ba\u017fic abcdefghijklmno",
+    "postgres://u:pw@h/x", "eyJhbGciOiJI.eyJzdWIiOiIx.c2lnbmF0dXJl", "-----BEGIN RSA PRIVATE KEY-----",
+    "sk-" + "b2" * 10, "xoxb-1234567890", "hf_" + "c3" * 15, "rk_live_" + "d4" * 8, "glpat-" + "e5" * 10,
+    "progressToken", "maxTokens", "done.", " ", "é", "step 3 of 5", "token", "https://example.org/a"])
+_LOG_KEYS = st.sampled_from([
+    "password", "Authorization", "mcp-session-id", "MCP-Session-Id", "Cookie", "coo\u212aie", "\u017fecret",
+    "refresh_token", "api_key", "credentials", "PRIVATE-KEY", "bearer", "step", "detail", "id_token"])
+_LOG_DATA = st.recursive(
+    st.lists(_LOG_PIECES, max_size=4).map("".join),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_LOG_KEYS, inner, max_size=3), max_leaves=6)
+
+
+def _escaped(value) -> str:
+    """``value`` as JSON with every character of every string written as a \\u escape."""
+    if isinstance(value, str):
+        return '"' + "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in value) + '"'
+    if isinstance(value, list):
+        return "[" + ",".join(_escaped(v) for v in value) + "]"
+    return "{" + ",".join(f"{_escaped(k)}:{_escaped(v)}" for k, v in value.items()) + "}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LOG_DATA, st.sampled_from(["orjson", "ascii", "escaped", "slashes"]))
+def test_log_lines_the_gate_skips_hold_nothing_secrets_in_finds(data, encoding):
+    import json
+
+    import orjson
+
+    from mcplint.rules._secrets import might_hold_log_secret
+
+    message = {"jsonrpc": "2.0", "method": "notifications/message",
+               "params": {"level": "info", "logger": "srv", "data": data}}
+    line = {"orjson": lambda: orjson.dumps(message),
+            "ascii": lambda: json.dumps(message).encode(),  # non-ASCII as \u escapes
+            "escaped": lambda: _escaped(message).encode(),
+            "slashes": lambda: orjson.dumps(message).replace(b"/", b"\\/")}[encoding]()
+    assert orjson.loads(line) == message
+    if secrets_in(data):
+        assert might_hold_log_secret(line)
+
+
+def test_log_secret_gate_edges():
+    from mcplint.rules._secrets import might_hold_log_secret
+
+    assert not might_hold_log_secret(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+                                     b'"data":"step 1 of 3 done, progressToken 4 https://example.org/x"}}')
+    for data in ('{"MCP-Session-Id":"abc123"}', '"pa\u017f\u017fword=hunter22"', '"user\\u0040corp.io"',
+                 '"https://u:pw\\u0040db.internal/x"', '{"coo\u212aie":"abc123"}'):
+        text = INIT + log("info", data)
+        assert [f.code for f in run_transcript(text) if f.code == "LG006"] == ["LG006"], data
+
+
 def test_secret_finding_never_prints_the_value():
     text = INIT + log("info", '"key sk-abcdefghijklmnopqrstuvwxyz123456"')
     finding = next(f for f in run_transcript(text) if f.code == "LG006")

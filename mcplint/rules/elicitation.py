@@ -673,6 +673,17 @@ class UnsafeElicitationUrl(Rule):
     hint = ("Send a URL without credentials, user data or access tokens, over https; the page itself "
             "must authenticate the user.")
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        # exactly the records check() can judge: an elicitation/create request of a handshake
+        # revision, a 2026-07-28 result (inputRequests, whatever it answers) and a 2025-11-25
+        # error (a -32042 answers any request); asks_for() and check() test the same facts
+        if kind is Kind.REQUEST:
+            return method == METHOD and revision not in protocol.MODERN
+        if kind is Kind.RESULT:
+            return revision in protocol.MODERN
+        return revision in _URL_ERA
+
     def check(self, record, session):
         if record.kind is Kind.ERROR:
             if record.revision in _URL_ERA:

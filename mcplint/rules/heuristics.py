@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar
 
-import ahocorasick_rs
 import orjson
 
 from mcplint import protocol
@@ -39,6 +38,9 @@ from mcplint.rules._base import (
     rule,
 )
 from mcplint.rules._memo import per_record
+from mcplint.rules._secrets import (
+    AUTH_PROBES, MAX_SCAN, TOKEN_PROBES, has_sk, has_token_probe, might_hold_secret,
+)
 from mcplint.rules.subscriptions import Subscriptions, asks_for
 from mcplint.protocol import LONG_LIVED
 from mcplint.rules.unanswered import label, maybe_answered
@@ -448,82 +450,11 @@ def _first(record: Record) -> str:
 
 
 # -- HX011 secrets-in-traffic ---------------------------------------------------------------------
-#: Literals of the provider token shapes of the excerpt masker: a string without any of them holds
-#: no such token and is not run through the (slow) token pattern.
-_TOKEN_PROBES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "k_live_", "k_test_",
-                 "AKIA", "AIza", "hf_", "npm_", "eyJ", "-----BEGIN")
-_AUTH_PROBES = ("earer", "asic", "EARER", "ASIC")
 _AUTH = re.compile(r"(?:[Bb]earer|[Bb]asic|BEARER|BASIC)\s+([A-Za-z0-9._~+/=-]{12,})")
 _URL_CREDENTIAL = re.compile(r"://[^/\s:@\"]+:[^/\s@\"]+@")
 _PLACEHOLDER = frozenset({"[redacted]", "redacted", "***", "xxx", "changeme", "<redacted>", "none", "null",
                           "true", "false", "required", "optional"})
-_MAX_SCAN = 1 << 18  # characters of one line (and of one string) scanned for tokens at most
 _MAX_NODES = 20_000  # JSON nodes of one message walked at most
-
-
-#: Member-name fragments of credentials (see ``sensitive_key``); a line with none of them and no
-#: token probe holds nothing HX011 reports, so its JSON is not walked at all.
-_KEY_FRAGMENTS = (b"authoriz", b"cookie", b"apikey", b"api_key", b"api-key", b"passw", b"pwd", b"secret",
-                  b"bearer", b"private", b"credential", b"access_key", b"accesskey")
-_HARMLESS_TOKENS = (b"progresstoken", b"maxtokens")
-#: Every literal the prefilter asks about, found in the lowered line by Aho-Corasick: a
-#: leftmost-longest pass (SIMD-accelerated, a few GB/s: the line may carry KBs of tool output)
-#: finds where literals start, and an overlapping pass around each of those finds the literals
-#: the first pass stepped over (an occurrence it skips always starts inside one it reports).
-_LITERALS = (*_KEY_FRAGMENTS, b"token", *_HARMLESS_TOKENS,
-             *dict.fromkeys(probe.lower().encode() for probe in _TOKEN_PROBES + _AUTH_PROBES), b"sk-", b"://")
-_FIRST_TOKEN = len(_KEY_FRAGMENTS)
-_FIRST_PROBE = _FIRST_TOKEN + 1 + len(_HARMLESS_TOKENS)
-_LONGEST = max(map(len, _LITERALS))
-_SHORT = 256  # bytes below which the overlapping pass alone is quicker
-_LEFTMOST = ahocorasick_rs.BytesAhoCorasick(_LITERALS, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST)
-_SCANNER = ahocorasick_rs.BytesAhoCorasick(_LITERALS, implementation=ahocorasick_rs.Implementation.DFA)
-
-
-def literals_in(lowered: bytes) -> list[tuple[int, int, int]]:
-    """``(index in _LITERALS, start, end)`` of every occurrence of a literal in ``lowered``
-    (overlapping ones too; positions of the long-line pass are relative to its window)."""
-    if len(lowered) < _SHORT:
-        return _SCANNER.find_matches_as_indexes(lowered, overlapping=True)
-    found = []
-    for _, start, end in _LEFTMOST.find_matches_as_indexes(lowered):
-        around = _SCANNER.find_matches_as_indexes(lowered[start:end + _LONGEST - 1], overlapping=True)
-        found += [match for match in around if match[1] < end - start]  # the others: a later match's
-    return found
-
-
-def might_hold_secret(data: bytes | str) -> bool:
-    """Cheap test on the raw line: a credential-like member name or a token-shaped literal."""
-    raw = data[:_MAX_SCAN] if isinstance(data, bytes) else data[:_MAX_SCAN].encode("utf-8", "replace")
-    tokens, probe = 0, False  # "token" matches not inside a harmless name; a probe matched
-    for index, _, _ in literals_in(raw.lower()):
-        if index < _FIRST_TOKEN:
-            return True
-        if index == _FIRST_TOKEN:
-            tokens += 1
-        elif index < _FIRST_PROBE:
-            tokens -= 1
-        else:
-            probe = True
-    # a probe matched in lower case: the exact, case-sensitive test decides
-    return tokens > 0 or (probe and has_token_probe(raw.decode("utf-8", "replace")))
-
-
-def has_token_probe(text: str) -> bool:
-    """Whether ``text`` may hold a token at all (cheap substring tests)."""
-    text = text[:_MAX_SCAN]
-    return (any(probe in text for probe in _TOKEN_PROBES) or _has_sk(text)
-            or any(probe in text for probe in _AUTH_PROBES) or ("://" in text and "@" in text))
-
-
-def _has_sk(text: str) -> bool:
-    """``sk-`` at the start of a word (OpenAI/Anthropic keys), not inside ``task-``."""
-    at = text.find("sk-")
-    while at >= 0:
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-            return True
-        at = text.find("sk-", at + 3)
-    return False
 
 
 def secret_hits(value: Any, path: str, out: list[tuple[str, str, int]], tokens: bool,
@@ -565,15 +496,15 @@ def _looks_set(value: str) -> bool:
 
 def token_kind(text: str) -> str | None:
     """What kind of credential a string holds (provider tokens by the excerpt masker's patterns)."""
-    text = text[:_MAX_SCAN]
-    if any(probe in text for probe in _AUTH_PROBES):
+    text = text[:MAX_SCAN]
+    if any(probe in text for probe in AUTH_PROBES):
         for match in _AUTH.finditer(text):
             secret = match.group(1)
             if any(c.isdigit() for c in secret) and any(c.isalpha() for c in secret):
                 return "bearer/basic credential"  # "Basic authentication is ..." is prose
     if "://" in text and "@" in text and _URL_CREDENTIAL.search(text):
         return "password in URL"
-    if not (any(probe in text for probe in _TOKEN_PROBES) or _has_sk(text)):
+    if not (any(probe in text for probe in TOKEN_PROBES) or has_sk(text)):
         return None
     for match in _TOKEN.finditer(text):
         found = match.group(0)

@@ -27,6 +27,7 @@ from mcplint.rules._base import (
 from mcplint.rules._feature_helpers import (
     ENVELOPE_CODES, a, error_code, plural, request_meta, shown,
 )
+from mcplint.rules._secrets import might_hold_log_secret
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 RANK = {level: rank for rank, level in enumerate(LEVELS)}
@@ -357,7 +358,10 @@ class LogContainsSecrets(Rule):
     hint = "Remove or mask credentials and personal data before logging (e.g. log only the last 4 characters)."
 
     def check(self, record, session):
-        if not is_log(record):
+        # record.data is the message's JSON text (a batch element's: its batch's): every value
+        # secrets_in matches needs a literal of might_hold_log_secret there, in any ASCII case,
+        # JSON-escaped or spelled with a letter that case-folds to ASCII (tests/test_rules_logging)
+        if not is_log(record) or not might_hold_log_secret(record.data):
             return ()
         params = params_of(record)
         found = secrets_in(params.get("data"))
