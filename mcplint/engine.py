@@ -16,7 +16,14 @@ from mcplint.rules._base import TRACKERS, Rule, Tracker
 
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
-FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64}
+FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
+            "task": 128}
+
+#: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
+TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
+
+# the kinds as plain names: ``Kind.RESULT`` costs a descriptor call (about 50 ns in Python 3.11)
+_REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 
 
 def odd_envelope(record: Record) -> bool:
@@ -27,11 +34,11 @@ def odd_envelope(record: Record) -> bool:
     if type(msg) is not dict or msg.get("jsonrpc") != "2.0":
         return True
     kind = record.kind
-    if kind is Kind.RESULT:
+    if kind is _RESULT:
         return type(msg["result"]) is not dict or "error" in msg
-    if kind is Kind.REQUEST and type(record.id) is not int and type(record.id) is not str:
+    if kind is _REQUEST and type(record.id) is not int and type(record.id) is not str:
         return True
-    return kind is Kind.ERROR or ("params" in msg and type(msg["params"]) is not dict)
+    return kind is _ERROR or ("params" in msg and type(msg["params"]) is not dict)
 
 
 def record_features(record: Record, session: Session) -> int:
@@ -46,7 +53,7 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 4
     if record.http is not None:
         bits |= 8
-    if kind is Kind.RESULT:
+    if kind is _RESULT:
         holder = record.msg.get("result") if type(record.msg) is dict else None
     else:
         holder = record.params
@@ -54,7 +61,36 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 16
     if not session.messages:
         bits |= 32
+    revision = record.revision
+    if (revision == protocol.V2025_11_25 or revision is None) and task_record(record, kind, holder):
+        bits |= 128  # the task rules apply to 2025-11-25 and to records of no known revision
     return bits
+
+
+def task_record(record: Record, kind: Kind, holder) -> bool:
+    """Whether ``record`` can show or affect a task (the "task" feature; ``holder`` is its params,
+    or its result when it is a result): a task method; a request with ``params.task``; a result
+    with a ``task`` member (a CreateTaskResult); a response to a task method or to a request with
+    ``params.task``; progress for a request answered with a task (``RequestEntry.task``) or with
+    ``_meta`` (which may name a related task). Why this covers every task rule: ``rules/tasks.py``."""
+    if kind is _NOTIFICATION:
+        method = record.method
+        if method == "notifications/progress":
+            ref = record.target
+            entry = (ref.live or ref.finished) if ref is not None else None
+            return (entry is not None and entry.task) or (type(holder) is dict and "_meta" in holder)
+        return method in TASK_METHODS
+    if kind is _RESULT or kind is _ERROR:
+        request = record.request
+        if request is None:
+            return False
+        if kind is _RESULT and type(holder) is dict and "task" in holder:
+            return True
+        params = request.params
+        return request.method in TASK_METHODS or (type(params) is dict and "task" in params)
+    if kind is _REQUEST:
+        return record.method in TASK_METHODS or (type(holder) is dict and "task" in holder)
+    return False
 
 
 class Engine:

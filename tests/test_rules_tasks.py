@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.ruledocs import run_transcript
+from tests.test_dispatch import unpruned
 
 FAMILY = ("TK", "PR007", "PR008")
 RELATED = "io.modelcontextprotocol/related-task"
@@ -647,3 +648,114 @@ S→C {"jsonrpc":"2.0","id":4,"result":{"content":[]}}
 '''
     codes = [f.code for f in run_transcript(text)]
     assert "PR002" not in codes
+
+
+# -- the "task" dispatch feature: traffic without tasks costs the family nothing -------------------
+PLAIN = (init(server={"tools": {}, "logging": {}}) + c2s({"id": 1, "method": "tools/list"})
+         + s2c({"id": 1, "result": {"tools": TOOLS[2:]}}) + call(2, "echo", augmented=False, token="p")
+         + progress("p", 1, total=2)
+         + s2c({"method": "notifications/message", "params": {"level": "info", "data": "x"}})
+         + s2c({"id": 2, "result": {"content": [{"type": "text", "text": "x"}]}})
+         + c2s({"id": 3, "method": "ping"}) + s2c({"id": 3, "result": {}}))
+
+
+def test_traffic_without_tasks_calls_no_task_rule(monkeypatch):
+    """Only TK003 runs (by method, on tools/call) and returns at once: no listed tool requires tasks."""
+    from mcplint.rules import load
+
+    called = []
+    for code, cls in load().items():
+        if code.startswith("TK") or code == "PR007":
+            original = cls.check
+            monkeypatch.setattr(cls, "check", lambda self, record, session, _check=original:
+                                called.append(self.code) or _check(self, record, session))
+    assert family(PLAIN) == [] and set(called) == {"TK003"}
+
+
+def test_traffic_without_tasks_keeps_no_task_facts():
+    from mcplint.engine import Engine
+    from mcplint.rules._base import Tracker
+    from mcplint.rules.tasks import TaskTracker
+
+    class Watch(Tracker):
+        def __init__(self):
+            self.seen = []
+
+        def finish(self, session):
+            self.seen.append(TaskTracker.known(session))
+
+    watch = Watch()
+    run_transcript(PLAIN, Engine(observers=[watch]))
+    run_transcript(BASE + call(1) + created(1, "T1"), Engine(observers=[watch]))
+    assert watch.seen[0] is None and watch.seen[1].tasks
+
+
+def test_task_object_in_a_session_that_never_declared_tasks_is_judged():
+    bare = {"taskId": "T1", "status": "working"}  # no timestamps, no ttl
+    text = (init(server={"tools": {}}) + LIST_TOOLS + call(1, augmented=False)
+            + s2c({"id": 1, "result": {"task": bare}}))
+    assert codes(text) == [(5, "TK004"), (5, "TK006")]
+
+
+def test_task_records_of_no_known_revision_are_judged():
+    """Without a handshake (no version known) the task rules still apply, and so does the gate."""
+    text = (c2s({"id": 1, "method": "tasks/get", "params": {"taskId": "T1"}})
+            + s2c({"id": 1, "result": {"taskId": "T1", "status": "working"}})
+            + s2c({"method": "notifications/tasks/status", "params": {"taskId": "T1", "status": "done"}}))
+    assert codes(text) == [(2, "TK006"), (3, "TK006")]
+
+
+def test_is_error_payload_then_completed_status_by_tasks_get_is_tk020():
+    text = (BASE + call(1) + created(1, "T1") + op(2, "tasks/result", "T1") + payload(2, "T1", is_error=True)
+            + op(3, "tasks/get", "T1") + got(3, "T1", "completed"))
+    assert codes(text) == [(9, "TK020")]
+
+
+def test_required_tool_listed_on_a_later_page_is_judged():
+    first, rest = TOOLS[:1], TOOLS[1:]
+    text = (init() + c2s({"id": "a", "method": "tools/list"})
+            + s2c({"id": "a", "result": {"tools": first, "nextCursor": "2"}})
+            + c2s({"id": "b", "method": "tools/list", "params": {"cursor": "2"}})
+            + s2c({"id": "b", "result": {"tools": rest}}) + call(1, "build", augmented=False)
+            + error(1, -32603, "needs a task"))
+    assert codes(text) == [(6, "TK003"), (7, "TK003")]
+
+
+def test_required_tool_no_longer_listed_is_not_judged():
+    relisted = c2s({"id": "r", "method": "tools/list"}) + s2c({"id": "r", "result": {"tools": TOOLS[:1]}})
+    assert codes(BASE + relisted + call(1, "build", augmented=False)) == []
+
+
+def test_input_request_while_a_task_waits_for_input_is_tk017():
+    client = {"elicitation": {}}
+    elicit = {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}
+    text = (init(client=client) + LIST_TOOLS + call(1) + created(1, "T1") + status("T1", "input_required")
+            + s2c({"id": 7, "method": "elicitation/create", "params": elicit}))
+    assert codes(text) == [(7, "TK017")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sessions(), st.sampled_from(sorted(MUTATIONS)), st.randoms(use_true_random=False))
+def test_the_task_gate_drops_no_finding(session, kind, rnd):
+    """Generated task sessions, clean and mutated, find the same with the gate and without it."""
+    texts = [session.text()]
+    if _mutate(session, kind, rnd) is not None:
+        texts.append(session.text())
+    for text in texts:
+        gated = [(f.line, f.code, f.message) for f in run_transcript(text)]
+        with unpruned():
+            assert [(f.line, f.code, f.message) for f in run_transcript(text)] == gated
+
+
+def test_the_engine_knows_the_task_methods():
+    from mcplint.engine import TASK_METHODS
+    from mcplint.rules.tasks import STATUS_NOTIFICATION
+    from mcplint.rules.tasks import TASK_METHODS as OURS
+
+    assert TASK_METHODS == OURS | {STATUS_NOTIFICATION}
+
+
+def test_required_tool_listed_beside_a_task_member_is_judged():
+    listed = (c2s({"id": "a", "method": "tools/list", "params": {"task": {}}})
+              + s2c({"id": "a", "result": {"tools": TOOLS, "task": task("L1")}}))
+    assert codes(init() + listed + call(1, "build", augmented=False)) == [(2, "TK001"), (3, "TK004"), (4, "TK003")]

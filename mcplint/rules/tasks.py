@@ -46,6 +46,7 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 TASK_OPS = frozenset({"tasks/get", "tasks/result", "tasks/cancel"})
 TASK_METHODS = TASK_OPS | {"tasks/list"}
 STATUS_NOTIFICATION = "notifications/tasks/status"
+_OBSERVED = TASK_METHODS | {STATUS_NOTIFICATION}  # requests and notifications the tracker commits
 PROGRESS = "notifications/progress"
 #: request type -> (side whose capabilities count, path under ``capabilities.tasks.requests``)
 AUGMENTABLE = {
@@ -130,6 +131,7 @@ class TaskFacts:
     overlaps: Bounded = field(default_factory=lambda: Bounded(1_000))  # (dir, key of earlier poll) -> later poll
     listings: dict = field(default_factory=dict)  # requestor -> Listing in progress
     unlisted: dict = field(default_factory=dict)  # (requestor, taskId) -> last page of a listing without it
+    required_tools: bool = False  # a tools/list result listed a tool with execution.taskSupport "required"
 
     def get(self, requestor: Direction | None, task_id: Any) -> TaskState | None:
         if requestor is None or not isinstance(task_id, str):
@@ -140,6 +142,18 @@ class TaskFacts:
 # -- helpers shared by the rules and the tracker ------------------------------------------
 def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def shows_task(record: Record) -> bool:
+    """A result with a ``task`` member (a CreateTaskResult when it answers a task-augmented request)."""
+    result = result_of(record)
+    return isinstance(result, dict) and "task" in result
+
+
+def requires_task(tool: Any) -> bool:
+    """A listed tool whose ``execution.taskSupport`` is ``"required"``."""
+    execution = tool.get("execution") if isinstance(tool, dict) else None
+    return isinstance(execution, dict) and execution.get("taskSupport") == "required"
 
 
 def is_augmented(request: Record | None) -> bool:
@@ -337,7 +351,27 @@ class TaskTracker(Tracker):
     methods = frozenset({*TASK_METHODS, STATUS_NOTIFICATION, *AUGMENTABLE}) | protocol.REQUEST_METHODS
     facts = TaskFacts
 
+    @classmethod
+    def known(cls, session) -> TaskFacts | None:
+        """The session's task facts, or None while nothing about tasks happened in it."""
+        return session.state.get(cls)
+
     def commit(self, record: Record, session) -> None:
+        # Only tasks/* requests, status notifications, responses to tasks/* and results with a
+        # task member change the facts; any other response only ends the ops and overlaps of a
+        # reused id (when there are any). Only responses have a ``request``.
+        request = record.request
+        if request is None:
+            if record.method not in _OBSERVED:
+                return
+        else:
+            method = request.method
+            if method == "tools/list":
+                self._tools_page(record, session)
+            if method not in TASK_METHODS and not shows_task(record):
+                facts = session.state.get(TaskTracker)
+                if facts is None or not (facts.ops or facts.overlaps):
+                    return
         if record.revision != protocol.V2025_11_25 or record.direction is None:
             return
         facts: TaskFacts = self.of(session)
@@ -374,6 +408,14 @@ class TaskTracker(Tracker):
             self._observe(facts, requestor, item, record, session)
         if method == "tasks/list" and record.kind is Kind.RESULT:
             self._list_page(record, facts)
+
+    def _tools_page(self, record: Record, session) -> None:
+        """Note a listed tool that requires tasks (TK003 judges calls only in such sessions); any
+        tools/list result counts, as the analyzer's catalog only takes tools from those."""
+        result = result_of(record)
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if isinstance(tools, list) and any(requires_task(tool) for tool in tools):
+            self.of(session).required_tools = True
 
     @staticmethod
     def _request(record: Record, session, facts: TaskFacts) -> None:
@@ -444,9 +486,22 @@ def facts_of(session) -> TaskFacts:
 
 
 class TaskRule(Rule):
-    """Base of the task rules: 2025-11-25 only."""
+    """Base of the task rules: 2025-11-25 only, on records with the engine's "task" feature
+    (``engine.task_record``), so that traffic without tasks costs them nothing.
+
+    The gate drops no finding, as every rule reports only on such a record: a task method's
+    request, response or notification (TK010-TK016, TK018, TK019, TK021 by their ``methods``; the
+    ``tasks/*`` and status paths of TK006, TK008, TK015, TK020); a request with ``params.task``
+    (``is_augmented``: TK001, TK002) or a response to one (TK002, TK005); a result with a ``task``
+    member (``created_task``: TK004, TK006-TK009, TK015, TK020); progress whose request was
+    answered with a task (``RequestEntry.task``) or that names one in ``_meta`` (PR007). Every
+    response path starts from ``record.request`` (no request, nothing to judge). TK003 and TK017
+    judge records that show no task: they run by method and return at once while the session's
+    :class:`TaskFacts` say nothing can be found.
+    """
 
     versions = V
+    requires = frozenset({"task"})
 
 
 # -- TK001-TK005: negotiation ------------------------------------------------------------
@@ -536,8 +591,12 @@ class RequiredToolInvokedWithoutTask(TaskRule):
     methods = frozenset({"tools/call"})
     hint = ('Call a tool with execution.taskSupport "required" as a task (params.task); a server '
             "refuses plain calls of it with -32601.")
+    requires = frozenset()  # plain calls show no task: judged only once a listed tool required one
 
     def check(self, record, session):
+        facts = session.state.get(TaskTracker)
+        if facts is None or not facts.required_tools:
+            return  # the catalog has only tools from tools/list results, and none required tasks
         request = record if record.kind is Kind.REQUEST else record.request
         if request is None or is_augmented(request) or not tools_gate_open(session, request):
             return
@@ -989,15 +1048,18 @@ class TaskMessageMissingRelatedTask(TaskRule):
     methods = INPUT_REQUESTS
     hint = ('Tag requests made on behalf of a task with "_meta": {"io.modelcontextprotocol/related-task": '
             '{"taskId": ...}}.')
+    requires = frozenset()  # input requests show no task: judged only in sessions that have tasks
 
     def check(self, record, session):
+        facts = TaskTracker.known(session)
+        if facts is None or not facts.tasks:
+            return  # a waiting or blocked task is a known one (facts.tasks never empties)
         if record.direction is None or related_task(record.params)[0]:
             return
         requestor = record.direction.other
         if any(not e.record.method or e.record.method not in TASK_METHODS
                for e in session.pending[requestor].values()):
             return  # an ordinary request of the peer is open: the input may be for it
-        facts = facts_of(session)
         waiting = [s for (side, _), s in facts.tasks.items() if side is requestor and s.status == "input_required"]
         blocked = [op.state for (side, _), op in facts.ops.items()
                    if side is requestor and op.state is not None and op.state.status not in TERMINAL
