@@ -244,6 +244,32 @@ def test_one_adapter_per_method_and_revision():
     assert surface().adapter("request", "tasks/get", "2025-11-25") is None
 
 
+def test_a_catalog_repeated_verbatim_is_validated_once_and_still_reported(monkeypatch):
+    from mcplint.rules import schema
+
+    calls = []
+    original = schema.validate
+    monkeypatch.setattr(schema, "validate", lambda *args: calls.append(args[1]) or original(*args))
+    tool = {"name": "verbatim-once", "inputSchema": {"type": "object"}, "annotations": {"title": 5}}
+    sessions = "".join(init("2025-11-25") + req(1, "tools/list") + res(1, {"tools": [tool]}) for _ in range(3))
+    found = messages(sessions)
+    assert found == ["Result of tools/list: result.tools[0].annotations.title must be a string, not an integer"] * 3
+    assert len([v for v in calls if "tools" in v]) == 1
+    reordered = {"tools": [{"annotations": {"title": 5}, "inputSchema": {"type": "object"}, "name": "verbatim-once"}]}
+    assert messages(init("2025-11-25") + req(1, "tools/list") + res(1, reordered)) == found[:1]
+    assert len([v for v in calls if "tools" in v]) == 2  # another text: validated again
+
+
+def test_verbatim_issues_keep_the_order_of_each_text():
+    from mcplint.rules import schema
+
+    entry = surface().adapter("result", "prompts/list", "2025-11-25")
+    one = {"prompts": [{"name": 1, "description": 2}]}
+    two = {"prompts": [{"description": 2, "name": 1}]}
+    for value in (one, two, one, two):
+        assert schema.validate_verbatim(entry, value, ("result",)) == schema.validate(entry, value, ("result",))
+
+
 # -- the quick first pass --------------------------------------------------------------------------
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 _BLOCKS = [{"type": "text", "text": "hi"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"},
@@ -274,6 +300,7 @@ def _sample_values() -> list[tuple[tuple, object]]:
         return original(entry, value, base)
 
     schema.validate = spy
+    schema._verbatim.clear()  # results validated before (other tests) would not pass the spy
     try:
         for path in sorted(SAMPLES.iterdir()):
             if path.suffix in (".mcplog", ".jsonl", ".log", ".json", ".har", ".transcript"):

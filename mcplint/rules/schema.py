@@ -20,7 +20,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from mcplint import protocol
+from mcplint.analyzer import Bounded
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import (
     NOTIFICATIONS,
@@ -326,6 +329,30 @@ def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
     return []
 
 
+#: Results of these methods repeat verbatim (each session lists the same catalog) and are the
+#: costliest to validate: their issues are kept per exact JSON text, up to VERBATIM_TEXT bytes.
+VERBATIM = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
+VERBATIM_TEXT = 256 * 1024
+_verbatim: Bounded = Bounded(64)
+
+
+def validate_verbatim(entry: tuple, value: Any, base: tuple) -> list[Issue]:
+    """:func:`validate`, remembered per exact JSON text of ``value``. The issues are a function
+    of the text: it keeps key order (the errors' order), types (``1`` vs ``1.0`` vs ``true``) and
+    every value; the parser (orjson) reads no NaN or infinity, which orjson would write as null."""
+    try:
+        text = orjson.dumps(value)
+    except TypeError:
+        text = b""
+    if not text or len(text) > VERBATIM_TEXT:
+        return validate(entry, value, base)
+    key = (id(entry), base, text)  # entries live as long as the surface: ids stay unique
+    issues = _verbatim.get(key)
+    if issues is None:
+        issues = _verbatim[key] = tuple(validate(entry, value, base))
+    return list(issues)
+
+
 # -- paths other rules own ------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Owned:
@@ -464,6 +491,23 @@ def whole_method_owned(kind: str, method: str) -> bool:
     return (kind, method) in _whole
 
 
+_judges: dict[tuple, tuple | None] = {}
+
+
+def judge(kind: str, method: str, revision: str) -> tuple | None:
+    """The :meth:`_Surface.adapter` entry that judges ``method``'s params or result in
+    ``revision``; None when another rule judges them whole or the surface lacks the method."""
+    key = (kind, method, revision)
+    try:
+        return _judges[key]
+    except KeyError:
+        pass
+    entry = None if whole_method_owned(kind, method) else surface().adapter(kind, method, revision)
+    if method in protocol.METHODS:  # custom method names are unbounded
+        _judges[key] = entry
+    return entry
+
+
 # -- the rules ------------------------------------------------------------------------------
 class SchemaRule(Rule):
     """Shared reporting of SV001-SV003: one finding per issue, capped per message.
@@ -502,11 +546,9 @@ def _params_issues(record, session, kind: str) -> tuple[str, list[Issue]] | None
     method = record.method
     if method is None or "params" in record.msg and not isinstance(record.params, dict):
         return None  # a non-object params is JR007
-    if whole_method_owned(kind, method):
-        return None
-    entry = surface().adapter(kind, method, shape_revision(record, session))
+    entry = judge(kind, method, record.revision or shape_revision(record, session))
     if entry is None:
-        return None  # custom method, tasks/*, or a method the revision lacks (SV004)
+        return None  # custom method, tasks/*, a method the revision lacks (SV004), initialize
     _, required, type_name, _ = entry
     if "params" not in record.msg:
         return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
@@ -563,17 +605,14 @@ class ResultSchema(SchemaRule):
         if request is None or request.method is None or not isinstance(result, dict):
             return None  # unmatched responses: JR011; a non-object result: JR015
         method = request.method
-        if whole_method_owned("result", method):
-            return None
-        revision = shape_revision(record, session)
-        if is_task_result(result, request, revision):
+        revision = record.revision or shape_revision(record, session)
+        entry = judge("result", method, revision)
+        if entry is None or is_task_result(result, request, revision):
             return None
         if session.modern and result.get("resultType") not in ("complete", "input_required"):
             return None  # missing or extension result types: MD003/MD004
-        entry = surface().adapter("result", method, revision)
-        if entry is None:
-            return None
-        return method, entry[2], validate(entry, result, ("result",))
+        check = validate_verbatim if method in VERBATIM else validate
+        return method, entry[2], check(entry, result, ("result",))
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"
