@@ -235,6 +235,16 @@ def test_modern_list_change_expected_only_from_a_subscribed_stream():
     assert codes(subscribed, "HX008") == [(6, "HX008")]
 
 
+def test_list_state_is_made_once_per_feature_and_session(monkeypatch):
+    from mcplint.rules import heuristics
+
+    made = []
+    listing = heuristics.Listing
+    monkeypatch.setattr(heuristics, "Listing", lambda: made.append(1) or listing())
+    text = INIT + "".join(line("C→S", tools_list(i)) + line("S→C", tools(i, "a")) for i in range(1, 6))
+    assert codes(text, "HX008") == [] and len(made) == 1
+
+
 # -- HX009 ---------------------------------------------------------------------------------------------
 def test_polling_with_answers_is_no_storm():
     text = INIT + "".join(line("C→S", tools_list(i)) + line("S→C", tools(i, "a")) for i in range(1, 12))
@@ -256,6 +266,43 @@ def test_storm_with_timestamps_counts_failures_within_the_window():
 def test_pings_are_not_a_retry_storm():
     text = INIT + "".join(line("C→S", {"jsonrpc": "2.0", "id": i, "method": "ping"}) for i in range(1, 8))
     assert codes(text, "HX009") == []
+
+
+def test_storm_of_server_requests_is_reported():
+    sampling = {"jsonrpc": "2.0", "method": "sampling/createMessage",
+                "params": {"messages": [], "maxTokens": 10}}
+    text = INIT + "".join(line("S→C", {**sampling, "id": i}) for i in range(1, 6))
+    assert codes(text, "HX009") == [(6, "HX009")]
+
+
+def test_a_long_storm_is_reported_once_and_its_chain_stays_bounded(monkeypatch):
+    from mcplint.rules.heuristics import RetryStorm
+
+    longest = []
+    check = RetryStorm.check
+
+    def watched(self, record, session):
+        found = check(self, record, session)
+        longest.append(max(len(chain) for chain in session.state[RetryStorm, "chains"].values()))
+        return found
+    monkeypatch.setattr(RetryStorm, "check", watched)
+    text = INIT + "".join(line("C→S", tools_list(i)) for i in range(1, 201))
+    assert [(f.line, f.code) for f in run_transcript(text, Engine([RetryStorm()]))] == [(6, "HX009")]
+    assert max(longest) == RetryStorm.keep
+
+
+def test_retry_rules_are_not_called_for_exempt_methods(monkeypatch):
+    from mcplint.rules.heuristics import RetryStorm, TimeoutWithoutCancel
+
+    seen = []
+    for cls in (RetryStorm, TimeoutWithoutCancel):
+        check = cls.check
+        monkeypatch.setattr(cls, "check", lambda self, record, session, check=check: (
+            seen.append((self.code, record.method)), check(self, record, session))[1])
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    text = INIT + line("C→S", {**ping, "id": 1}) + line("C→S", tools_list(2)) + line("C→S", {**ping, "id": 3})
+    run_transcript(text, Engine([RetryStorm(), TimeoutWithoutCancel()]))
+    assert sorted(seen) == [("HX004", "tools/list"), ("HX009", "initialize"), ("HX009", "tools/list")]
 
 
 # -- HX010 ---------------------------------------------------------------------------------------------

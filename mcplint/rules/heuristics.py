@@ -68,10 +68,10 @@ def call_key(record: Record) -> tuple[str | None, int]:
 
 def table(session: Session, rule_: Rule, name: str) -> Bounded:
     """The rule's per-session table ``name`` (made on first use, bounded to 10 000 entries)."""
-    state = session.state_for(rule_)
-    found = state.get(name)
+    key = (type(rule_), name)
+    found = session.state.get(key)
     if found is None:
-        found = state[name] = Bounded(10_000)
+        found = session.state[key] = Bounded(10_000)
     return found
 
 
@@ -107,20 +107,25 @@ class _Reissue(Rule):
     #: long-lived by design, or judged by other rules (re-initialize: LC010; ping: PI003)
     exempt: ClassVar[frozenset[str]] = LONG_LIVED | {"initialize", "ping"}
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method not in cls.exempt
+
     def check(self, record, session):
-        if record.direction is not Direction.C2S or record.method in self.exempt or not record.has_id:
+        if record.direction is not Direction.C2S:
             return ()
-        latest = table(session, self, "latest")
         key = call_key(record)
+        latest = table(session, self, "latest")
         earlier: Record | None = latest.get(key)
         latest[key] = record
         if earlier is None or earlier.parent is not None:
             return ()  # batch elements left unanswered are JR018/JR019's story
         entry = session.find_request(Direction.C2S, earlier.id)
-        if entry is None or entry.record is not earlier or not entry.pending or entry.cancel is not None:
+        if entry is None or not entry.pending or entry.cancel is not None or entry.record is not earlier:
             return ()
-        retry = Retry(entry, record, seconds(earlier, record))
-        if retry.gap is not None and retry.gap >= self.min_wait:
+        gap = seconds(earlier, record)
+        retry = Retry(entry, record, gap)
+        if gap is not None and gap >= self.min_wait:
             return [self.describe(retry, "it was still unanswered")]
         # decided at the end: was the earlier request ever answered?
         state = session.state_for(self)
@@ -133,7 +138,7 @@ class _Reissue(Rule):
         return ()
 
     def finish(self, session):
-        for retry in session.state_for(self).get("retries", {}).values():
+        for retry in session.state.get((type(self), "retries"), {}).values():
             entry = retry.earlier
             if entry.pending and entry.cancel is None:
                 yield maybe_answered(self.describe(retry, "it was never answered"), entry)
@@ -310,7 +315,10 @@ class ListChangeWithoutNotification(Rule):
         if record.direction is not Direction.S2C:
             return
         feature = _BY_METHOD[record.effective_method]
-        listing = session.state_for(self).setdefault(feature.name, Listing())
+        listings = session.state_for(self)
+        listing = listings.get(feature.name)
+        if listing is None:
+            listing = listings[feature.name] = Listing()
         if record.kind is Kind.NOTIFICATION:
             listing.notified, listing.suspect = True, None  # announced (perhaps a little late)
             return
@@ -351,7 +359,7 @@ class ListChangeWithoutNotification(Rule):
         if isinstance(following, str):
             listing.pages[following] = names
             return None
-        return frozenset(n for n in names if isinstance(n, str))
+        return frozenset(names)  # names of the pages are strings too
 
     @staticmethod
     def _expected(feature: Feature, session: Session) -> bool:
@@ -390,18 +398,29 @@ class RetryStorm(Rule):
     window: ClassVar[float] = 10.0
     #: keep-alives are judged by PI003
     exempt: ClassVar[frozenset[str]] = frozenset({"ping"})
+    #: failing copies of one call kept (the newest): a longer chain was reported when it reached
+    #: ``count``, and judging each copy again at every copy would cost its length each time
+    keep: ClassVar[int] = 64
+
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method not in cls.exempt
 
     def check(self, record, session):
-        if record.direction is None or not record.has_id or record.method in self.exempt:
+        if record.direction is None:
             return ()
         chains = table(session, self, "chains")
         key = (record.direction, call_key(record))
-        chain: list[Record] = chains.get(key) or []
+        chain: list[Record] | None = chains.get(key)
+        if chain is None:
+            chain = chains[key] = []
         timed = record.t is not None and all(r.t is not None for r in chain)
-        chain = [r for r in chain if (not timed or record.t - r.t <= self.window)
-                 and self._failed(r, session, strict=not timed)]
+        if chain:  # the earlier copies that still count: failed (and, with times, recent)
+            chain[:] = [r for r in chain if (not timed or record.t - r.t <= self.window)
+                        and self._failed(r, session, strict=not timed)]
         chain.append(record)
-        chains[key] = chain
+        if len(chain) > max(self.keep, self.count):
+            del chain[0]
         if len(chain) != self.count:
             return ()
         within = (f" within {duration(record.t - chain[0].t)}, the earlier ones failed or unanswered"
@@ -415,11 +434,10 @@ class RetryStorm(Rule):
         entry = session.find_request(request.direction, request.id)
         if entry is None:
             return False
-        attempt = entry.record  # (a compact entry stands in for its request with the same seq)
-        if attempt is not request and attempt.seq != request.seq:
+        if not entry.pending and (strict or entry.response.kind is not Kind.ERROR):
             return False
-        response = entry.response
-        return response is None or (not strict and response.kind is Kind.ERROR)
+        attempt = entry.record  # (a compact entry stands in for its request with the same seq)
+        return attempt is request or attempt.seq == request.seq
 
 
 # -- HX010 capture-truncated ----------------------------------------------------------------------
@@ -712,8 +730,10 @@ class ToolFailureAsSuccess(Rule):
                 or content[0].get("type") != "text" or type(text := content[0].get("text")) is not str:
             return ()
         kind = failure_text(text)
+        if kind is None:
+            return ()
         name = params_of(record.request).get("name") if record.request is not None else None
-        if kind is None or not isinstance(name, str) or reports_errors(name) \
+        if not isinstance(name, str) or reports_errors(name) \
                 or ("structuredContent" in result and not structured_failure(result["structuredContent"])):
             return ()
         state = "false" if "isError" in result else "absent"
