@@ -148,11 +148,12 @@ def test_log_lines_the_gate_skips_hold_nothing_secrets_in_finds(data, encoding):
 
 
 def test_log_secret_gate_edges():
-    from mcplint.rules._secrets import might_hold_log_secret
+    from mcplint.rules._secrets import MAX_SCAN, might_hold_log_secret
 
     assert not might_hold_log_secret(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
                                      b'"data":"step 1 of 3 done, progressToken 4 https://example.org/x"}}')
-    for data in ('{"MCP-Session-Id":"abc123"}', '"pa\u017f\u017fword=hunter22"', '"user\\u0040corp.io"',
+    beyond = '{"a":"' + "x" * (MAX_SCAN - 10) + '","password":"hunter22"}'  # the key lies past the scanned part
+    for data in (beyond, '{"MCP-Session-Id":"abc123"}', '"pa\u017f\u017fword=hunter22"', '"user\\u0040corp.io"',
                  '"https://u:pw\\u0040db.internal/x"', '{"coo\u212aie":"abc123"}'):
         text = INIT + log("info", data)
         assert [f.code for f in run_transcript(text) if f.code == "LG006"] == ["LG006"], data

@@ -68,9 +68,11 @@ def head(data: bytes | str) -> bytes:
 def signs(data: bytes | str) -> int:
     """The bits of the literals found in (the first ``MAX_SCAN`` characters of) a line, in any
     ASCII case; ``CUT`` when the line goes on beyond."""
-    lowered = head(data).lower()
-    bits = CUT if len(data) > MAX_SCAN else 0
-    tokens = 0
+    bits = tokens = 0
+    if type(data) is not bytes or len(data) > MAX_SCAN:
+        bits = CUT if len(data) > MAX_SCAN else 0
+        data = head(data)
+    lowered = data.lower()
     for index, start, _ in _LEFTMOST.find_matches_as_indexes(lowered):
         bits |= _SELF_BITS[index]
         tokens += _SELF_COUNTS[index]
