@@ -37,6 +37,12 @@ MAX_OPEN_SESSIONS = 1_000
 #: The latest answered requests of each sender kept whole (records and all) before they are compacted.
 RECENT_ANSWERED = 100
 
+# Enum members as module names: ``Kind.REQUEST`` is a class-attribute lookup (about 55 ns in
+# Python 3.11) and this module reads them several times per record.
+_REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
+_INVALID, _MALFORMED, _COMMENT = Kind.INVALID, Kind.MALFORMED, Kind.COMMENT
+_C2S, _S2C = Direction.C2S, Direction.S2C
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -109,7 +115,7 @@ class Answered:
 
     @property
     def record(self) -> Record:
-        return Record("", self.line, Kind.REQUEST, b"", direction=self.direction, has_id=True, id=self.id,
+        return Record("", self.line, _REQUEST, b"", direction=self.direction, has_id=True, id=self.id,
                       method=self.method, t=self.t, seq=self.seq)
 
     @property
@@ -124,7 +130,7 @@ class Answered:
     def cancel(self) -> Record | None:
         if self.cancel_line is None:
             return None
-        return Record("", self.cancel_line, Kind.NOTIFICATION, b"", direction=self.direction,
+        return Record("", self.cancel_line, _NOTIFICATION, b"", direction=self.direction,
                       method="notifications/cancelled", seq=self.cancel_seq)
 
     @cancel.setter
@@ -289,13 +295,13 @@ class Session:
         if not self.unread_requests:
             return None
         for where in ((sender, key), (None, key)) if sender is not None else \
-                ((None, key), (Direction.C2S, key), (Direction.S2C, key)):
+                ((None, key), (_C2S, key), (_S2C, key)):
             if where in self.unread_requests:
                 return where
         return None
 
     def pending_requests(self) -> list[RequestEntry]:
-        out = list(self.pending[Direction.C2S].values()) + list(self.pending[Direction.S2C].values())
+        out = list(self.pending[_C2S].values()) + list(self.pending[_S2C].values())
         out.sort(key=lambda e: e.record.seq)
         return out
 
@@ -342,7 +348,7 @@ def paired_request(record: Record, session: Session) -> RequestEntry | None:
     whose response carried it (the HAR reader's ``answers_id`` fact). None on other transports, and
     when that request is unknown or was answered by another response."""
     http = record.http
-    if record.kind is not Kind.ERROR or type(http) is not dict or "answers_id" not in http \
+    if record.kind is not _ERROR or type(http) is not dict or "answers_id" not in http \
             or record.direction is None:
         return None
     entry = session.find_request(record.direction.other, http["answers_id"])
@@ -535,7 +541,7 @@ class Analyzer:
         if current is None:
             current = self.current = self._new_session()
             return current
-        if record.kind is Kind.REQUEST and record.direction is not Direction.S2C and current.messages:
+        if record.kind is _REQUEST and record.direction is not _S2C and current.messages:
             starts_legacy = record.method == "initialize"
             starts_modern = is_modern_request(record) and current.era == "legacy"
             if starts_legacy or starts_modern:
@@ -555,7 +561,7 @@ class Analyzer:
     def infer_direction(self, record: Record, session: Session | None) -> Direction | None:
         """Infer who sent a record that the capture did not mark (plain JSON Lines)."""
         kind = record.kind
-        if kind is Kind.REQUEST or kind is Kind.NOTIFICATION:
+        if kind is _REQUEST or kind is _NOTIFICATION:
             only = _ONLY_SENDER.get(record.method)
             if only is not None:
                 return only
@@ -568,43 +574,43 @@ class Analyzer:
                 owner = self._token_owner(session, params.get("progressToken"))
                 return owner.other if owner else None
             return None
-        if kind is Kind.RESULT or kind is Kind.ERROR:
+        if kind is _RESULT or kind is _ERROR:
             if session is None or not record.has_id:
-                return Direction.S2C if not self.server_requests_seen else None
+                return _S2C if not self.server_requests_seen else None
             owner = self._owner_of(session, record.id)
             if owner is not None:
                 return owner.other
             if id_key(record.id) in session.undirected:
                 return None  # answers a request whose sender is unknown (e.g. ping)
-            return Direction.S2C if not self.server_requests_seen else None
+            return _S2C if not self.server_requests_seen else None
         return None
 
     @staticmethod
     def _owner_of(session: Session, request_id: Any) -> Direction | None:
         key = id_key(request_id)
-        in_c = key in session.pending[Direction.C2S]
-        in_s = key in session.pending[Direction.S2C]
+        in_c = key in session.pending[_C2S]
+        in_s = key in session.pending[_S2C]
         if in_c != in_s:
-            return Direction.C2S if in_c else Direction.S2C
+            return _C2S if in_c else _S2C
         if not (in_c or in_s):
-            in_c = key in session.requests[Direction.C2S]
-            in_s = key in session.requests[Direction.S2C]
+            in_c = key in session.requests[_C2S]
+            in_s = key in session.requests[_S2C]
             if in_c != in_s:
-                return Direction.C2S if in_c else Direction.S2C
+                return _C2S if in_c else _S2C
             if not (in_c or in_s) and session.unread_requests:  # a request too long to read
-                in_c = (Direction.C2S, key) in session.unread_requests
-                in_s = (Direction.S2C, key) in session.unread_requests
+                in_c = (_C2S, key) in session.unread_requests
+                in_s = (_S2C, key) in session.unread_requests
                 if in_c != in_s:
-                    return Direction.C2S if in_c else Direction.S2C
+                    return _C2S if in_c else _S2C
         return None
 
     @staticmethod
     def _token_owner(session: Session, token: Any) -> Direction | None:
         key = id_key(token)
-        in_c = key in session.tokens[Direction.C2S] or key in session.finished_tokens[Direction.C2S]
-        in_s = key in session.tokens[Direction.S2C] or key in session.finished_tokens[Direction.S2C]
+        in_c = key in session.tokens[_C2S] or key in session.finished_tokens[_C2S]
+        in_s = key in session.tokens[_S2C] or key in session.finished_tokens[_S2C]
         if in_c != in_s:
-            return Direction.C2S if in_c else Direction.S2C
+            return _C2S if in_c else _S2C
         return None
 
     # -- observe: facts before judgement -----------------------------------------------------
@@ -635,28 +641,28 @@ class Analyzer:
         direction = record.direction
         if direction is not None and direction not in session.first_message:
             session.first_message[direction] = record
-            if session.messages == 0 and not (record.kind is Kind.REQUEST and (
+            if session.messages == 0 and not (record.kind is _REQUEST and (
                     record.method == "initialize" or is_modern_request(record, strict=False))):
                 session.midstream = True
         kind = record.kind
-        if kind is Kind.NOTIFICATION and record.method == "notifications/progress":
+        if kind is _NOTIFICATION and record.method == "notifications/progress":
             record.target = ref = progress_ref(record, session)
             if ref is not None and ref.live is not None and ref.live.cancel is not None:
                 record.answer = "after-cancel"  # progress for a request its sender cancelled
-        if kind is Kind.REQUEST:
+        if kind is _REQUEST:
             if session.era is None:
                 if record.method == "initialize":
                     session.era = "legacy"
                 elif is_modern_request(record, strict=False):
                     session.era = "modern"
-            if session.modern and direction is Direction.C2S:
+            if session.modern and direction is _C2S:
                 record.version = _modern_version(record) or session.version
             else:
                 record.version = self._legacy_version(session, record)
             if session.era is None and direction is not None and record.method is not None \
                     and record.method in protocol.METHODS:
                 session.era = "legacy"
-        elif kind is Kind.RESULT or kind is Kind.ERROR:
+        elif kind is _RESULT or kind is _ERROR:
             self._match_response(record, session)
             if record.request is not None and record.request.version:
                 record.version = record.request.version
@@ -676,7 +682,7 @@ class Analyzer:
         direction = record.direction
         if not record.has_id or record.id is None:
             sender = direction.other if direction else None
-            if record.kind is Kind.ERROR and (session.unreadable.get(sender) or session.unreadable.get(None)):
+            if record.kind is _ERROR and (session.unreadable.get(sender) or session.unreadable.get(None)):
                 record.answer = "unreadable"  # the error for an earlier unparseable message
             else:
                 record.answer = "no-id"
@@ -728,11 +734,11 @@ class Analyzer:
         session: Session = record.session
         session.last_record = record
         if record.kind not in MESSAGE_KINDS:
-            if record.kind is Kind.COMMENT and session.client_closed is None and client_ends(record):
+            if record.kind is _COMMENT and session.client_closed is None and client_ends(record):
                 session.client_closed = record
-            if record.kind is Kind.INVALID and record.has_id:
+            if record.kind is _INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
-            if record.kind is Kind.MALFORMED or record.kind is Kind.INVALID:
+            if record.kind is _MALFORMED or record.kind is _INVALID:
                 session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
                 if "oversized" in record.flags:
                     self._commit_oversized(record, session)
@@ -740,17 +746,17 @@ class Analyzer:
         session.messages += 1
         direction = record.direction
         kind = record.kind
-        if kind is Kind.REQUEST and direction is not None:
+        if kind is _REQUEST and direction is not None:
             self._commit_request(record, session, direction)
-        elif kind is Kind.REQUEST and record.has_id:
+        elif kind is _REQUEST and record.has_id:
             session.undirected[id_key(record.id)] = RequestEntry(record)
-        elif kind is Kind.RESULT or kind is Kind.ERROR:
+        elif kind is _RESULT or kind is _ERROR:
             self._commit_response(record, session)
-        elif kind is Kind.NOTIFICATION and direction is not None:
+        elif kind is _NOTIFICATION and direction is not None:
             self._commit_notification(record, session, direction)
 
     def _commit_request(self, record: Record, session: Session, direction: Direction) -> None:
-        if direction is Direction.S2C:
+        if direction is _S2C:
             self.server_requests_seen = True
         if not record.has_id or record.id is None:
             return
@@ -762,7 +768,7 @@ class Analyzer:
             session.tokens[direction][entry.token] = entry
         session.requests[direction][key] = entry
         session.pending[direction][key] = entry
-        if record.method == "initialize" and direction is Direction.C2S:
+        if record.method == "initialize" and direction is _C2S:
             params = record.params if isinstance(record.params, dict) else {}
             session.init_request = record
             session.era = "legacy"
@@ -814,9 +820,9 @@ class Analyzer:
         method = entry.record.method
         if method == "initialize":
             self._commit_initialize_response(record, session)
-        elif method == "tools/list" and record.kind is Kind.RESULT:
+        elif method == "tools/list" and record.kind is _RESULT:
             self._commit_tools_page(entry.record, record, session)
-        elif method == "server/discover" and record.kind is Kind.RESULT:
+        elif method == "server/discover" and record.kind is _RESULT:
             result = record.msg.get("result")
             if isinstance(result, dict):
                 session.server_caps = result.get("capabilities")
@@ -833,7 +839,7 @@ class Analyzer:
         recent.append((key, entry))
         if len(recent) > RECENT_ANSWERED:
             _compact(session, asker, *recent.popleft())
-        result = record.msg.get("result") if record.kind is Kind.RESULT else None
+        result = record.msg.get("result") if record.kind is _RESULT else None
         if isinstance(result, dict) and isinstance(result.get("task"), dict):
             entry.task = True  # answered with a CreateTaskResult (2025-11-25), token or not
         if entry.token is not None:
@@ -875,7 +881,7 @@ class Analyzer:
     @staticmethod
     def _commit_initialize_response(record: Record, session: Session) -> None:
         session.init_response = record
-        result = record.msg.get("result") if record.kind is Kind.RESULT else None
+        result = record.msg.get("result") if record.kind is _RESULT else None
         if isinstance(result, dict):
             session.phase = Phase.INITIALIZED if session.initialized is None else Phase.OPERATING
             version = result.get("protocolVersion")
@@ -916,7 +922,7 @@ class Analyzer:
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
         method = record.method
         params = record.params if isinstance(record.params, dict) else {}
-        if method == "notifications/initialized" and direction is Direction.C2S:
+        if method == "notifications/initialized" and direction is _C2S:
             if session.initialized is None:
                 session.initialized = record
             if session.phase == Phase.INITIALIZED:
