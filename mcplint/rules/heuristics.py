@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
 
@@ -290,7 +290,7 @@ _BY_METHOD = {f.list_method: f for f in FEATURES} | {f.notification: f for f in 
 class Listing:
     """What HX008 knows of one feature's list in a session."""
 
-    pages: Bounded = field(default_factory=lambda: Bounded(1_000))  # nextCursor -> names so far
+    pages: Bounded | None = None  # nextCursor -> names so far (made at the first paginated listing)
     names: frozenset | None = None  # the latest complete listing
     record: Record | None = None
     notified: bool = False  # a list_changed arrived since that listing
@@ -351,12 +351,14 @@ class ListChangeWithoutNotification(Rule):
                  if isinstance(i, dict) and isinstance(i.get(feature.key), str)} if isinstance(items, list) else set()
         cursor = params_of(record.request).get("cursor")
         if cursor is not None:
-            before = listing.pages.pop(cursor, None) if isinstance(cursor, str) else None
+            before = listing.pages.pop(cursor, None) if isinstance(cursor, str) and listing.pages else None
             if before is None:
                 return None  # a page of a listing whose start we did not see
             names |= before
         following = result.get("nextCursor")
         if isinstance(following, str):
+            if listing.pages is None:
+                listing.pages = Bounded(1_000)
             listing.pages[following] = names
             return None
         return frozenset(names)  # names of the pages are strings too
