@@ -47,6 +47,7 @@ _LEFTMOST = ahocorasick_rs.BytesAhoCorasick(LITERALS, matchkind=ahocorasick_rs.M
 
 
 def _effects(i: int, outer: bytes) -> tuple[int, int, tuple]:
+    """Bits and count of literal ``i`` with the literals wholly inside it, and its ``_BEYOND``."""
     bits, count, beyond = _EFFECTS[i][1], _EFFECTS[i][2], []
     for offset in range(len(outer)):
         for literal, more, add in _EFFECTS:

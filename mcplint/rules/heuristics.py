@@ -109,10 +109,10 @@ class _Reissue(Rule):
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
-        return method not in cls.exempt
+        return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
     def check(self, record, session):
-        if record.direction is not Direction.C2S:
+        if record.direction is not Direction.C2S or not record.has_id:
             return ()
         key = call_key(record)
         latest = table(session, self, "latest")
@@ -406,10 +406,10 @@ class RetryStorm(Rule):
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
-        return method not in cls.exempt
+        return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
     def check(self, record, session):
-        if record.direction is None:
+        if record.direction is None or not record.has_id:
             return ()
         chains = table(session, self, "chains")
         key = (record.direction, call_key(record))
