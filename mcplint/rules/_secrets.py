@@ -42,23 +42,28 @@ LITERALS = tuple(literal for literal, _, _ in _EFFECTS)
 #: reports no occurrence that overlaps one it reported; each one it skips starts inside a reported
 #: one (or at its start, shorter). Those wholly inside are there whenever the outer one is: their
 #: effect is the outer literal's (``_SELF``); those that go on beyond its end are tested at each
-#: reported occurrence (``_BEYOND``: offset, literal, bits, count).
+#: reported occurrence (``_BEYOND``: offset, literal, bits).
 _LEFTMOST = ahocorasick_rs.BytesAhoCorasick(LITERALS, matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_LONGEST)
 
 
-def _effects(i: int, outer: bytes) -> tuple[int, int, tuple]:
-    """Bits and count of literal ``i`` with the literals wholly inside it, and its ``_BEYOND``."""
+def _effects(i: int, outer: bytes) -> tuple[int, tuple]:
+    """The bits of literal ``i`` with the literals wholly inside it, and its ``_BEYOND``."""
     bits, count, beyond = _EFFECTS[i][1], _EFFECTS[i][2], []
     for offset in range(len(outer)):
         for literal, more, add in _EFFECTS:
             if outer[offset:].startswith(literal) and (offset or literal != outer):
                 bits, count = bits | more, count + add
             elif offset and literal.startswith(outer[offset:]):
-                beyond.append((offset, literal, more, add))
-    return bits, count, tuple(beyond)
+                assert add >= 0  # (no harmless name starts inside another literal)
+                beyond.append((offset, literal, more | (TOKEN if add else 0)))
+    # a harmless name holds its "token" (net 0), "token" is +1 and no other literal holds one:
+    # the count is a sum of non-negative effects, so "count > 0" is "some effect says TOKEN"
+    assert count >= 0
+    return bits | (TOKEN if count else 0), tuple(beyond)
 
 
-_SELF_BITS, _SELF_COUNTS, _BEYOND = zip(*(_effects(i, literal) for i, literal in enumerate(LITERALS)))
+_SELF, _BEYOND = zip(*(_effects(i, literal) for i, literal in enumerate(LITERALS)))
+_FIND = _LEFTMOST.find_matches_as_indexes
 
 
 def head(data: bytes | str) -> bytes:
@@ -69,29 +74,30 @@ def head(data: bytes | str) -> bytes:
 def signs(data: bytes | str) -> int:
     """The bits of the literals found in (the first ``MAX_SCAN`` characters of) a line, in any
     ASCII case; ``CUT`` when the line goes on beyond."""
-    bits = tokens = 0
+    bits = 0
     if type(data) is not bytes or len(data) > MAX_SCAN:
         bits = CUT if len(data) > MAX_SCAN else 0
         data = head(data)
     lowered = data.lower()
-    for index, start, _ in _LEFTMOST.find_matches_as_indexes(lowered):
-        bits |= _SELF_BITS[index]
-        tokens += _SELF_COUNTS[index]
-        for offset, literal, more, add in _BEYOND[index]:
+    for index, start, _ in _FIND(lowered):
+        bits |= _SELF[index]
+        for offset, literal, more in _BEYOND[index]:
             if lowered.startswith(literal, start + offset):
                 bits |= more
-                tokens += add
-    return (bits | TOKEN) if tokens > 0 else bits
+    return bits
 
 
 def might_hold_secret(data: bytes | str) -> bool:
     """HX011's test of a line: a credential-like member name, a "token" that is no progressToken
     or maxTokens, or a token-shaped literal."""
     bits = signs(data)
-    if bits & (KEY | TOKEN):
+    if bits & _NAMED:
         return True
     # a probe matched in lower case: the exact, case-sensitive test decides
-    return bool(bits & (PROBE | URL)) and has_token_probe(head(data).decode("utf-8", "replace"))
+    return bool(bits & _PROBED) and has_token_probe(head(data).decode("utf-8", "replace"))
+
+
+_NAMED, _PROBED = KEY | TOKEN, PROBE | URL
 
 
 #: What LG006's patterns may match beyond the literals of :func:`signs`: "@" (e-mail addresses,
