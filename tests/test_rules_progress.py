@@ -184,3 +184,9 @@ def test_answered_request_of_unknown_sender_leaves_room():
     answer = '{"jsonrpc":"2.0","id":1,"result":{}}'
     (finding,) = [f for f in lint_jsonl(custom, answer, PROGRESS % '"zzz"') if f.code == "PR003"]
     assert finding.confidence == "low"
+
+
+def test_null_token_is_pr001_on_request_and_notification():
+    """A present-but-null token is judged (PR001's fast path leaves only on an absent token)."""
+    text = INIT + call(1, "null") + progress("null", 1) + result(1)
+    assert [c for c in codes(text) if c[1] == "PR001"] == [(2, "PR001"), (3, "PR001")]

@@ -18,6 +18,7 @@ from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of
 PROGRESS = "notifications/progress"
 _FLOW = "basic/utilities/progress §Progress Flow"
 _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
+_REQUEST = Kind.REQUEST
 
 
 def is_number(value: Any) -> bool:
@@ -47,16 +48,21 @@ class ProgressTokenType(ProgressRule):
         return kind is Kind.REQUEST or method == PROGRESS
 
     def check(self, record, session):
-        if record.kind is Kind.REQUEST:
-            present, token = progress_token(record)
-            where = "params._meta.progressToken"
-        elif record.method == PROGRESS:
-            params = params_of(record)
-            present, token = "progressToken" in params, params.get("progressToken")
-            where = "params.progressToken"
+        # Runs on every request: progress_token() inlined, and no token (the usual case) leaves
+        # after two dict probes.
+        params = record.params
+        if not isinstance(params, dict):
+            return ()
+        if record.kind is _REQUEST:
+            meta = params.get("_meta")
+            if not isinstance(meta, dict) or "progressToken" not in meta:
+                return ()
+            token, where = meta["progressToken"], "params._meta.progressToken"
+        elif record.method == PROGRESS and "progressToken" in params:
+            token, where = params["progressToken"], "params.progressToken"
         else:
             return ()
-        if not present or type(token) in (int, str):
+        if type(token) in (int, str):
             return ()
         kind = "null" if token is None else type(token).__name__
         return [self.report(record, f"{where} {fmt_id(token)} is {kind}, not a string or integer")]
