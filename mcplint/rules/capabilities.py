@@ -29,6 +29,7 @@ CLIENT_REQUESTS = frozenset(m for m, g in protocol.GATES.items()
                             if g.side == "client" and m in protocol.REQUEST_METHODS)
 GATED_NOTIFICATIONS = frozenset(m for m in protocol.GATES if m in protocol.NOTIFICATION_METHODS)
 _ANSWERED = ("ok", "after-cancel")
+_GATES = protocol.GATES
 
 
 # -- shared helpers ------------------------------------------------------------------------
@@ -52,6 +53,24 @@ def known_caps(session, side: str) -> dict | None:
         return None
     caps = session.caps_of(side)
     return caps if isinstance(caps, dict) else None
+
+
+def closed_gate(method: str | None, record: Record, session, side: str | None = None
+                ) -> tuple[protocol.Gate, dict] | None:
+    """``(gate, caps)`` when ``method``'s gate applies to ``record`` (:func:`gate_for`) and the known
+    capabilities of its side (:func:`known_caps`; ``side``: only a gate of that side) leave it
+    closed; else None. Runs on most requests and results, so it is one lookup and a few attribute
+    reads when the gate is open."""
+    gate = _GATES.get(method)
+    if gate is None or (side is not None and gate.side != side) or session.era == "modern":
+        return None
+    version = record.revision
+    if not (protocol.LEGACY <= gate.versions if version is None else version in gate.versions):
+        return None
+    caps = session.server_caps if gate.side == "server" else session.client_caps
+    if not isinstance(caps, dict) or protocol.gate_open(gate, caps):
+        return None
+    return gate, caps
 
 
 def declared(gate: protocol.Gate, caps: dict, record: Record) -> bool:
@@ -103,12 +122,10 @@ def error_code(record: Record) -> Any:
 def _use_check(rule_: Rule, record: Record, session, direction: Direction, what: str):
     if record.direction is not direction:
         return ()
-    gate = gate_for(record.method, record)
-    if gate is None:
+    found = closed_gate(record.method, record, session)
+    if found is None:
         return ()
-    caps = known_caps(session, gate.side)
-    if caps is None or protocol.gate_open(gate, caps):
-        return ()
+    gate, caps = found
     severity, level, confidence = negotiation_level(record.revision,
                                                     always_must=gate.path == ("logging",)
                                                     and record.kind is Kind.NOTIFICATION)
@@ -174,10 +191,10 @@ def _served_check(rule_: Rule, record: Record, session, side: str):
         return ()
     if record.direction.sender != side:
         return ()
-    gate = gate_for(request.method, record)
-    caps = known_caps(session, side) if gate is not None and gate.side == side else None
-    if caps is None or protocol.gate_open(gate, caps):
+    found = closed_gate(request.method, record, session, side)
+    if found is None:
         return ()
+    gate, caps = found
     flag_only = gate.flag is not None and protocol.gate_open(protocol.Gate(gate.side, gate.path), caps)
     finding = rule_.report(
         record, f"{side.capitalize()} answered {request.method!r} with success although it "
