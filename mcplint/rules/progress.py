@@ -19,6 +19,7 @@ PROGRESS = "notifications/progress"
 _FLOW = "basic/utilities/progress §Progress Flow"
 _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
 _REQUEST = Kind.REQUEST
+_NUMBER = (int, float)
 
 
 def is_number(value: Any) -> bool:
@@ -221,14 +222,17 @@ class ProgressExceedsTotal(ProgressRule):
     hint = "Keep progress within total, and keep total stable (or omit it when unknown)."
 
     def check(self, record, session):
-        params = params_of(record)
-        progress, total = params.get("progress"), params.get("total")
-        if not is_number(total):
+        params = record.params
+        if not isinstance(params, dict):
             return ()
+        total = params.get("total")
+        if type(total) not in _NUMBER:  # is_number() inlined: JSON numbers are exactly int or float
+            return ()
+        progress = params.get("progress")
         ref = record.target
         entry = ref.live if ref is not None else None
         notes, related = [], []
-        if is_number(progress) and progress > total:
+        if type(progress) in _NUMBER and progress > total:
             notes.append(f"progress {fmt_id(progress)} exceeds total {fmt_id(total)}")
         if entry is not None and entry.total is not None and entry.total != total:
             notes.append(f"total changed from {fmt_id(entry.total)} to {fmt_id(total)}")
