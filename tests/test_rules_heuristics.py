@@ -453,6 +453,17 @@ def test_failures_flagged_as_errors_or_from_structured_results_are_not_noted():
         == [(3, "HX013")]
 
 
+
+def test_only_a_single_text_block_is_judged():
+    # the gate reads the shared walk of the content blocks (tools.content_kinds)
+    failure = {"type": "text", "text": "Error: connection refused"}
+    assert codes(answered(None, blocks=[failure]), "HX013") == [(3, "HX013")]
+    assert codes(answered(None, blocks=[failure, {"type": "text", "text": "more"}]), "HX013") == []
+    assert codes(answered(None, blocks=[failure | {"type": "image"}]), "HX013") == []
+    assert codes(answered(None, blocks=[failure | {"text": 3}]), "HX013") == []
+    assert codes(answered(None, blocks=["Error: connection refused"]), "HX013") == []
+
+
 NOT_FAILURES = [
     "Found 3 lines containing 'error'",
     "No errors found.",

@@ -430,6 +430,35 @@ def test_embedded_resource_blob_and_mime_type_format():
     assert "content[1].mimeType 'png'" in found[0].message
 
 
+def test_content_kinds_lists_each_blocks_type_or_none():
+    from mcplint.model import Direction
+    from mcplint.rules.tools import content_kinds
+
+    class Rec:  # content_kinds reads the direction and the message only
+        def __init__(self, msg, direction=Direction.S2C):
+            self.msg, self.direction = msg, direction
+
+    blocks = [{"type": "text", "text": "a"}, "x", {"type": 3}, {"text": "b"}, {"type": "image"}]
+    assert content_kinds(Rec({"result": {"content": blocks}})) == ("text", None, None, None, "image")
+    assert content_kinds(Rec({"result": {"content": {}}})) is None
+    assert content_kinds(Rec({"result": {}})) is None
+    assert content_kinds(Rec({"result": {"content": []}}, Direction.C2S)) is None
+
+
+def test_tl014_tl015_gates_keep_a_bad_block_after_good_ones():
+    # gate edges: TL014 skips results whose every block type is defined, TL015 results without
+    # image/audio/resource blocks; a bad block behind plain text blocks is still reported
+    tools = [{"name": "x", "inputSchema": {"type": "object"}}]
+    odd = {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}, ["not", "a", "block"]]}
+    assert family(listing("2025-11-25", tools) + call(2, "x", {}, odd)) == [(5, "TL014", "error", "high")]
+    early = {"content": [{"type": "text", "text": "a"}, {"type": "resource_link", "uri": "file:///a", "name": "a"}]}
+    assert codes(listing("2025-03-26", tools) + call(2, "x", {}, early)) == {"TL014"}
+    image = {"content": [{"type": "text", "text": "a"}, {"type": "image", "data": "%%%", "mimeType": "image/png"}]}
+    assert family(listing("2025-11-25", tools) + call(2, "x", {}, image)) == [(5, "TL015", "error", "high")]
+    plain = {"content": [{"type": "text", "text": "a", "data": "%%%", "blob": "%%%"}]}
+    assert family(listing("2025-11-25", tools) + call(2, "x", {}, plain)) == []
+
+
 # -- TL017/TL018 ----------------------------------------------------------------------------
 def modern_list(id_: int, tools: list[dict], cursor: str | None = None, next_cursor: str | None = None) -> str:
     params = '"params":{' + (f'"cursor":"{cursor}",' if cursor else "") + MODERN_META + "}"

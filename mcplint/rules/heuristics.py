@@ -42,6 +42,7 @@ from mcplint.rules._secrets import (
     AUTH_PROBES, MAX_SCAN, TOKEN_PROBES, has_sk, has_token_probe, might_hold_secret,
 )
 from mcplint.rules.subscriptions import Subscriptions, asks_for
+from mcplint.rules.tools import content_kinds
 from mcplint.protocol import LONG_LIVED
 from mcplint.rules.unanswered import label, maybe_answered
 
@@ -698,6 +699,7 @@ def failure_text(text: str) -> str | None:
 
 
 _FAILED_VALUES = ("error", "failed", "failure")
+_ONE_TEXT = ("text",)
 
 
 def structured_failure(value: Any) -> bool:
@@ -723,13 +725,11 @@ class ToolFailureAsSuccess(Rule):
             "so that the client and the model know the call failed.")
 
     def check(self, record, session):
+        if record.direction is not Direction.S2C or content_kinds(record) != _ONE_TEXT:
+            return ()  # shared walk: only a result whose whole content is one text block is judged
         result = result_of(record)
-        if record.direction is not Direction.S2C or type(result) is not dict \
-                or result.get("isError", False) is not False:
-            return ()
-        content = result.get("content")
-        if type(content) is not list or len(content) != 1 or type(content[0]) is not dict \
-                or content[0].get("type") != "text" or type(text := content[0].get("text")) is not str:
+        if type(result) is not dict or result.get("isError", False) is not False \
+                or type(text := result["content"][0].get("text")) is not str:
             return ()
         kind = failure_text(text)
         if kind is None:
