@@ -147,3 +147,14 @@ def test_trace_context_helpers():
     assert tracestate_problem(",".join(f"k{i}=v" for i in range(33)))
     assert baggage_problem("userId=alice,serverNode=DF%2028") is None and baggage_problem("a=b;c")is None
     assert baggage_problem("a b=c") and baggage_problem("a=\"q\"")
+
+
+def test_several_bad_keys_reported_in_order_after_valid_ones():
+    """MT002/MT003 walk the keys once and list only the bad ones, in the object's order."""
+    meta = {"ok": 1, "-bad": 1, "dev.mcp/x": 1, "also ok": 1, "dev.mcp/y": 1, "bad-": 1}
+    script, _, _ = build("2025-11-25", meta, {})
+    messages = {f.code: f.message for f in findings(script, "MT") if f.code in ("MT002", "MT003")}
+    rule = " (it must start and end with a letter or digit, with letters, digits, '-', '_' or '.' between)"
+    assert messages["MT002"] == ("Invalid params._meta key(s): " + "; ".join(
+        f'"{k}" has an invalid name {k!r}{rule}' for k in ("-bad", "also ok", "bad-")))
+    assert messages["MT003"].endswith('that the specification does not define: "dev.mcp/x", "dev.mcp/y"')

@@ -41,11 +41,12 @@ KNOWN_KEYS = frozenset({
 })
 _OFFICIAL = "io.modelcontextprotocol"  # official extensions define further keys under it
 TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+_RESULT = Kind.RESULT
 
 
 def meta_of(record: Record) -> tuple[str, Any] | None:
     """``(where, value)`` of the record's ``params._meta`` or ``result._meta``, when present."""
-    if record.kind is Kind.RESULT:
+    if record.kind is _RESULT:
         holder, where = result_of(record), "result._meta"
     else:
         holder, where = record.params, "params._meta"
@@ -57,7 +58,10 @@ def meta_of(record: Record) -> tuple[str, Any] | None:
 def meta_object(record: Record) -> tuple[str, dict] | None:
     """``(where, value)`` of a present, non-empty ``_meta`` object."""
     found = meta_of(record)
-    return found if found is not None and isinstance(found[1], dict) and found[1] else None
+    if found is None:
+        return None
+    meta = found[1]
+    return found if meta and isinstance(meta, dict) else None
 
 
 def key_problem(key: str, prefix_required: bool = False) -> str | None:
@@ -128,9 +132,12 @@ class MetaKeySyntax(Rule):
         if found is None:
             return ()
         where, meta = found
-        bad = [f"{fmt_id(key)} {problem}" for key in meta if (problem := key_problem(key))]
-        if not bad:
+        for key in meta:  # nearly always valid: no list (nor list-comprehension frame) for them
+            if key_problem(key):
+                break
+        else:
             return ()
+        bad = [f"{fmt_id(key)} {problem}" for key in meta if (problem := key_problem(key))]
         return [self.report(record, f"Invalid {where} key(s): " + "; ".join(bad),
                             confidence="low" if record.revision is None else None)]
 
@@ -151,9 +158,11 @@ class MetaReservedPrefixMisuse(Rule):
         if found is None:
             return ()
         where, meta = found
-        bad = [key for key in meta if key not in KNOWN_KEYS and reserved_prefix(key, revision)
-               and key_problem(key) is None]
-        if not bad:
+        bad = None  # as in MT002: a list only when some key is reported
+        for key in meta:
+            if key not in KNOWN_KEYS and reserved_prefix(key, revision) and key_problem(key) is None:
+                bad = [key] if bad is None else bad + [key]
+        if bad is None:
             return ()
         official = all(key.partition("/")[0].lower() == _OFFICIAL for key in bad)
         return [self.report(record, f"{where} uses key(s) under a prefix reserved for MCP in {revision} "
