@@ -212,7 +212,8 @@ class CursorOnNonPaginatedMethod(Rule):
     hint = "Only tools/list, prompts/list, resources/list, resources/templates/list (and tasks/list) take a cursor."
 
     def check(self, record, session):
-        if "cursor" not in params_of(record) or paginated(record.method, record.revision):
+        params = record.params  # every request: no params_of() call for the usual absent cursor
+        if not isinstance(params, dict) or "cursor" not in params or paginated(record.method, record.revision):
             return ()
         spec = protocol.METHODS[record.method]
         if record.revision is not None and record.revision not in spec.versions:
