@@ -224,6 +224,20 @@ def test_tl003_legacy_versions_and_modern_any_schema():
     assert family(modern) == []
 
 
+def test_a_listing_found_clean_is_not_judged_again_but_per_revision(monkeypatch):
+    from mcplint.rules import tools as module
+
+    tools = [{"name": "uniq-clean-listing", "inputSchema": {"type": "object", "properties": {
+        "tags": {"type": "array", "items": [{"type": "string"}]}}}}]  # tuple items: draft-07 only
+    judged = []
+    monkeypatch.setattr(module, "definition_problems", lambda tool: judged.append(tool) or [])
+    assert codes(listing("2025-06-18", tools)) == set()
+    assert codes(listing("2025-06-18", tools)) == set()
+    assert len(judged) == 1  # TL001 judged the verbatim listing once
+    assert codes(listing("2025-11-25", tools)) == {"TL002"}  # 2020-12: items must be a schema
+    assert codes(listing("2025-11-25", tools)) == {"TL002"}  # findings are never remembered
+
+
 def test_tl004_names_within_the_limits_pass():
     tools = [{"name": "a" * 128, "inputSchema": {"type": "object"}},
              {"name": "ns.tool-name_2", "inputSchema": {"type": "object"}}]

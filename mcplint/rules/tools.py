@@ -16,6 +16,7 @@ issue 16: 18 µs a valid instance here, 0.13 µs its ``is_valid``).
 from __future__ import annotations
 
 import binascii
+import functools
 import re
 from functools import lru_cache
 from typing import Any
@@ -234,6 +235,41 @@ def argument_errors(session, request, revision) -> tuple[str | None, list | None
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
+#: Sessions list the same catalog verbatim: a listing's exact JSON text that drew no finding of a
+#: rule (per revision) is remembered and not judged again. Texts up to CLEAN_TEXT bytes.
+_CLEAN = Bounded(256)
+CLEAN_TEXT = 64 * 1024
+
+
+@per_record  # shared by the rules that judge a listing by its tools alone
+def listing_text(record) -> bytes | None:
+    """The exact JSON text of a server's tools/list ``tools`` array; None when it is too long."""
+    tools = listed_tools(record)
+    if not tools:
+        return None
+    try:
+        text = orjson.dumps(tools)
+    except TypeError:
+        return None
+    return text if len(text) <= CLEAN_TEXT else None
+
+
+def per_listing(check):
+    """For a check whose findings are a function of the listed tools and the revision only
+    (no session state): a listing text it found clean before is not judged again."""
+    @functools.wraps(check)
+    def judged(self, record, session):
+        text = listing_text(record)
+        key = (self.code, record.revision, text)
+        if text is not None and key in _CLEAN:
+            return ()
+        found = list(check(self, record, session))
+        if not found and text is not None:
+            _CLEAN[key] = True
+        return found
+    return judged
+
+
 def definition_problems(tool: Any) -> list[str]:
     """What makes one tools/list entry malformed (the MCP ``Tool`` type, TL001)."""
     if not isinstance(tool, dict):
@@ -273,6 +309,7 @@ class ToolDefinitionShape(Rule):
     answers = _ANSWERED
     hint = 'Give every tool a "name" and an "inputSchema" like {"type": "object", "properties": {...}}.'
 
+    @per_listing
     def check(self, record, session):
         for index, tool in enumerate(listed_tools(record) or ()):
             problems = definition_problems(tool)
@@ -299,6 +336,7 @@ class SchemaNotValidJsonSchema(Rule):
     answers = _ANSWERED
     hint = "Fix the schema so that it validates against its dialect's meta-schema (default 2020-12)."
 
+    @per_listing
     def check(self, record, session):
         revision = record.revision
         strict = revision is None or protocol.at_least(revision, _V1125)
@@ -338,6 +376,7 @@ class OutputSchemaRoot(Rule):
     answers = _ANSWERED
     hint = 'Describe structured output with {"type": "object", "properties": {...}}.'
 
+    @per_listing
     def check(self, record, session):
         revision = record.revision
         for index, tool in enumerate(listed_tools(record) or ()):
@@ -374,6 +413,7 @@ class ToolNameFormat(Rule):
     versions = protocol.since(_V1125)
     hint = "Use 1-128 characters from A-Z, a-z, 0-9, underscore, hyphen and dot (no spaces)."
 
+    @per_listing
     def check(self, record, session):
         for index, tool in enumerate(listed_tools(record) or ()):
             name = tool.get("name") if isinstance(tool, dict) else None
