@@ -454,6 +454,8 @@ def test_content_kinds_lists_each_blocks_type_or_none():
 
     blocks = [{"type": "text", "text": "a"}, "x", {"type": 3}, {"text": "b"}, {"type": "image"}]
     assert content_kinds(Rec({"result": {"content": blocks}})) == ("text", None, None, None, "image")
+    from collections import OrderedDict  # readers may hand over dict subclasses: judged alike
+    assert content_kinds(Rec({"result": OrderedDict(content=blocks[:1])})) == ("text",)
     assert content_kinds(Rec({"result": {"content": {}}})) is None
     assert content_kinds(Rec({"result": {}})) is None
     assert content_kinds(Rec({"result": {"content": []}}, Direction.C2S)) is None
