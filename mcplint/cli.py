@@ -12,7 +12,18 @@ import orjson
 
 from mcplint import __version__, baseline, protocol
 from mcplint.api import InputError, LintOptions, discover, exceeds, lint_paths
-from mcplint.cli_common import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_FINDINGS, EXIT_INTERRUPTED, OutputFile, fail, input_paths, one_input, warn
+from mcplint.cli_common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_INTERRUPTED,
+    OutputFile,
+    fail,
+    input_paths,
+    one_input,
+    split_list,
+    warn,
+)
 from mcplint.config import Config, ConfigError, Loaded
 from mcplint.config import load as load_config
 from mcplint.docs import read_page
@@ -27,10 +38,6 @@ from mcplint.settings import apply as apply_settings
 from mcplint.terminal import COLOR_CHOICES, color_wanted
 
 SEVERITIES = click.Choice([s.value for s in Severity])
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 class _Main(click.Group):
@@ -98,12 +105,12 @@ class Inputs:
             origins["output_format"] = "environment MCPLINT_OUTPUT_FORMAT"
         for key in ("select", "extend_select", "ignore"):
             if key in given:
-                given[key] = _split(given[key])
+                given[key] = split_list(given[key])
         try:
             loaded = Loaded(Config(), None) if self.isolated else load_config(self.config_file)
             settings = resolve_settings(
                 loaded, origins=origins, protocol_version=self.protocol_version,
-                exclude=_split(self.exclude) or None, extend_exclude=_split(self.extend_exclude),
+                exclude=split_list(self.exclude) or None, extend_exclude=split_list(self.extend_exclude),
                 respect_gitignore=self.respect_gitignore, force_exclude=self.force_exclude,
                 max_line_bytes=self.max_line_bytes, **given)
         except ConfigError as exc:

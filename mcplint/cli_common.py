@@ -28,6 +28,11 @@ def fail(message: str) -> NoReturn:
     sys.exit(EXIT_ERROR)
 
 
+def split_list(values: tuple[str, ...] | list[str]) -> list[str]:
+    """Repeatable, comma-separated option values as one list (``--select A,B --select C``)."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
 def warn(message: str) -> None:
     click.echo(f"mcplint: warning: {message}", err=True)
 

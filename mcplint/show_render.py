@@ -8,11 +8,8 @@ from datetime import datetime, timezone
 from tabulate import tabulate
 
 from mcplint import __version__
-from mcplint.model import Severity
 from mcplint.show import ARROW, Row, fmt_latency
-from mcplint.terminal import styler
-
-_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+from mcplint.terminal import SEVERITY_COLORS, styler
 
 #: Rows drawn in diagrams at most (tables have no limit).
 MAX_DIAGRAM_ROWS = 400
@@ -30,7 +27,7 @@ def table(rows: list[Row], color: bool = False) -> str:
     for row in rows:
         delta = f"+{fmt_latency(row.t - previous)}" if row.t is not None and previous is not None else ""
         previous = row.t if row.t is not None else previous
-        codes = ",".join(style(f.code, fg=_COLORS[f.severity], bold=True) for f in row.findings)
+        codes = ",".join(style(f.code, fg=SEVERITY_COLORS[f.severity.value], bold=True) for f in row.findings)
         pair = f"→{row.answered_at}" if row.answered_at else (f"←{row.answers}" if row.answers else "")
         out.append((row.line, _clock(row.t), delta, ARROW.get(row.direction, ""), row.id_text,
                     row.method or row.kind, row.status, pair, fmt_latency(row.latency), codes))

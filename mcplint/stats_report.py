@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import click
 from tabulate import tabulate
 
 from mcplint.excerpt import mask_field
 from mcplint.stats import Figures, error_rows, fmt_seconds, method_rows
+from mcplint.terminal import styler
 
 
 def _table(figures: Figures) -> str:
@@ -40,8 +40,10 @@ def _error_table(figures: Figures) -> str:
 
 
 def render_tables(overall: Figures, sessions: dict[str, Figures], summary, color: bool = False) -> str:
+    bold = styler(color)
+
     def style(text: str) -> str:
-        return click.style(text, bold=True) if color else text
+        return bold(text, bold=True)
 
     parts = []
     for name, figures in sessions.items():

@@ -15,6 +15,9 @@ import click
 
 COLOR_CHOICES = ("auto", "always", "never")
 
+#: Colour of each severity (finding severities are ``mcplint.model.Severity`` values)
+SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
+
 
 def color_wanted(choice: str, stream: IO[str] | None = None) -> bool:
     """``--color``: ``always``/``never`` as said; ``auto`` colours a terminal unless ``NO_COLOR``

@@ -10,7 +10,7 @@ import click
 import orjson
 
 from mcplint import config as config_file
-from mcplint.cli_common import OutputFile, fail, one_input
+from mcplint.cli_common import OutputFile, fail, one_input, split_list
 from mcplint.readers import FORMATS
 from mcplint.redact.engine import (
     KINDS,
@@ -22,10 +22,6 @@ from mcplint.redact.engine import (
 from mcplint.redact.formats import UnsupportedFormat, redact_stream
 from mcplint.redact.known import SecretsFileError
 from mcplint.redact.known import load as load_secrets
-
-
-def _split(values: tuple[str, ...]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_path=None,
@@ -80,7 +76,7 @@ def redact(path, output, output_alias, input_format, check, report_format, keep,
         fail(f"--config {config_path}: no such file")
     path = one_input(path)
     try:
-        options = build_options(_split(keep), keep_blobs, secrets_from, key, config_path, record_hits=check)
+        options = build_options(split_list(keep), keep_blobs, secrets_from, key, config_path, record_hits=check)
     except (config_file.ConfigError, ConfigurationError, SecretsFileError) as exc:
         fail(str(exc))
     redactor = Redactor(options)

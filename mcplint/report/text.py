@@ -7,12 +7,11 @@ from itertools import groupby
 import orjson
 from tabulate import tabulate
 
-from mcplint.terminal import styler
+from mcplint.terminal import SEVERITY_COLORS, styler
 from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
 from mcplint.rules._base import fmt_id
 
-_COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 _ARROWS = {"c2s": "C→S", "s2c": "S→C", None: "   "}
 
 
@@ -65,7 +64,7 @@ def full(findings, summary, out, color: bool = False, quiet: bool = False) -> No
         for f in group:
             arrow = _ARROWS.get(f.direction, "   ") + ("?" if f.direction_inferred else " ")
             where = f"{f.line:>5}  {arrow}"
-            what = style(f"{f.severity.value:<7}", fg=_COLORS[f.severity], bold=True)
+            what = style(f"{f.severity.value:<7}", fg=SEVERITY_COLORS[f.severity.value], bold=True)
             subject = ""
             if f.method:
                 subject = f" [{f.method}" + (f" #{fmt_id(f.id)}" if f.id is not None else "") + "]"
@@ -90,7 +89,7 @@ def _footer(findings, summary, out, style, quiet: bool) -> None:
 
 
 def _severity(f, style) -> str:
-    return style(f.severity.value, fg=_COLORS[f.severity], bold=True)
+    return style(f.severity.value, fg=SEVERITY_COLORS[f.severity.value], bold=True)
 
 
 def concise(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
@@ -130,7 +129,7 @@ def statistics(findings, summary, out, color: bool = False, quiet: bool = False)
     """Counts per rule and severity, then the summary line."""
     style = styler(color)
     rows = [(r["count"], style(r["code"], bold=True), r["name"],
-             style(r["severity"], fg=_COLORS[Severity(r["severity"])], bold=True))
+             style(r["severity"], fg=SEVERITY_COLORS[r["severity"]], bold=True))
             for r in statistics_rows(findings)]
     if rows:
         out.write(tabulate(rows, headers=["count", "code", "name", "severity"], tablefmt="simple"))

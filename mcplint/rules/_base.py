@@ -124,8 +124,7 @@ class Rule:
         session = record.session
         version = record.version or (session.version if session is not None else None)
         cited = protocol.nearest_known(version, session.modern if session is not None else None)
-        page, _, section = protocol.spec_page(cited, spec or self.spec).partition(" §")
-        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+        spec_text, spec_url = self._citation(cited, spec, level)
         return redact_finding(Finding(
             code=self.code,
             name=self.name,
@@ -140,8 +139,8 @@ class Rule:
             id=record.id if record.has_id else None,
             method=record.effective_method,
             party=self._party(record, party or self.party),
-            spec=f"{cited or 'MCP'} {page}{' §' + section if section else ''} ({level or self.level})",
-            spec_url=protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else ""),
+            spec=spec_text,
+            spec_url=spec_url,
             hint=hint if hint is not None else (self.hint or None),
             excerpt=excerpt_of(record),
             related=[_related(r, note, record) for r, note in related],
@@ -149,14 +148,18 @@ class Rule:
 
     def report_file(self, path: str, message: str, line: int = 1) -> Finding:
         """A finding about an input file as a whole, where no message can carry it."""
-        page, _, section = self.spec.partition(" §")
-        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+        spec_text, spec_url = self._citation(None)
         return redact_finding(Finding(
             code=self.code, name=self.name, severity=self.severity, message=message, path=path, line=line,
             confidence=self.confidence, party=self.party if self.party not in ("sender", "receiver") else None,
-            spec=f"MCP {page}{' §' + section if section else ''} ({self.level})",
-            spec_url=protocol.spec_url(None, page) + (f"#{anchor}" if anchor else ""), hint=self.hint or None),
-            hint=False)
+            spec=spec_text, spec_url=spec_url, hint=self.hint or None), hint=False)
+
+    def _citation(self, cited: str | None, spec: str | None = None, level: str | None = None) -> tuple[str, str]:
+        """The finding's ``spec`` text and ``spec_url`` for revision ``cited`` (None: unversioned)."""
+        page, _, section = protocol.spec_page(cited, spec or self.spec).partition(" §")
+        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+        text = f"{cited or 'MCP'} {page}{' §' + section if section else ''} ({level or self.level})"
+        return text, protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else "")
 
     @staticmethod
     def _party(record: Record, party: str) -> str | None:
