@@ -123,17 +123,19 @@ class Engine:
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self.crashes: list[str] = []
         self._seq = 0  # the next record's arrival number (Record.seq)
-        self._tracker_dispatch: dict[tuple[Kind, str | None], tuple[Tracker, ...]] = {}
+        self._tracker_dispatch: dict[tuple, tuple[Tracker, ...]] = {}
 
-    def _trackers_for(self, record: Record) -> tuple[Tracker, ...]:
-        key = (record.kind, record.effective_method)
+    def _trackers_for(self, record: Record, session: Session) -> tuple[Tracker, ...]:
+        kind, method, revision, modern = record.kind, record.effective_method, record.revision, session.modern
+        key = (kind, method, revision, modern)
         trackers = self._tracker_dispatch.get(key)
         if trackers is None:
             if len(self._tracker_dispatch) > 4096:
                 self._tracker_dispatch.clear()
             trackers = self._tracker_dispatch[key] = tuple(
                 t for t in self.trackers
-                if key[0] in t.kinds and (t.methods is None or key[1] in t.methods))
+                if kind in t.kinds and (t.methods is None or method in t.methods)
+                and t.dispatches(kind, method, revision, modern))
         return trackers
 
     @property
@@ -233,7 +235,7 @@ class Engine:
         return found
 
     def _commit(self, record: Record, session: Session) -> None:
-        for tracker in self._trackers_for(record):
+        for tracker in self._trackers_for(record, session):
             try:
                 tracker.commit(record, session)
             except Exception as exc:

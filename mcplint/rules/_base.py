@@ -239,6 +239,13 @@ class Tracker:
             facts = session.state[cls] = cls.facts()
         return facts
 
+    @classmethod
+    def dispatches(cls, kind: Kind, method: str | None, revision: str | None, modern: bool) -> bool:
+        """Whether records of this kind and method in this revision (``modern``: of a 2026-07-28
+        session, as it stands after the record) can change the facts: decided once per
+        combination, as :meth:`Rule.dispatches`."""
+        return True
+
     def commit(self, record: Record, session: Session) -> None:
         """Update the facts after the rules have judged ``record``."""
 

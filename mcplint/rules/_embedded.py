@@ -45,7 +45,14 @@ class ClientFeatureRule(Rule):
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
-        return method not in MRTR_METHODS or revision in protocol.MODERN
+        return may_carry(method, revision)
+
+
+def may_carry(method: str | None, revision: str | None) -> bool:
+    """Whether a record of ``method`` in ``revision`` may carry a client-feature payload: an MRTR
+    carrier (tools/call...) only in 2026-07-28 (the dispatch test of client-feature rules and
+    trackers)."""
+    return method not in MRTR_METHODS or revision in protocol.MODERN
 
 
 @dataclass(slots=True)
@@ -183,8 +190,12 @@ class Embedded(Tracker):
     methods = MRTR_METHODS
     facts = EmbeddedFacts
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return revision in protocol.MODERN  # is_modern
+
     def commit(self, record, session):
-        if record.direction is Direction.C2S or not is_modern(record):
+        if record.direction is Direction.C2S:
             return
         asked = {key: AskedEntry(value.get("method"), value.get("params"), record)
                  for key, value in input_requests(record)}

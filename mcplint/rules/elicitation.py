@@ -508,9 +508,13 @@ class ElicitationIds(Tracker):
     kinds = frozenset({Kind.REQUEST, Kind.ERROR})
     facts = ElicitationFacts
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return kind is not Kind.REQUEST or method == METHOD  # errors: -32042 answers any request
+
     def commit(self, record, session):
         if record.kind is Kind.REQUEST:
-            if record.method != METHOD or record.direction is Direction.C2S:
+            if record.direction is Direction.C2S:
                 return
             entries = [record.params]
         else:

@@ -180,9 +180,11 @@ class ModernTracker(Tracker):
     kinds = frozenset({Kind.REQUEST, Kind.RESULT, Kind.ERROR})
     facts = ModernFacts
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return modern
+
     def commit(self, record, session):
-        if not session.modern:
-            return
         facts = self.of(session)
         if record.kind is Kind.REQUEST:
             if record.direction is C2S:

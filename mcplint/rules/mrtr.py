@@ -174,9 +174,11 @@ class MrtrTracker(Tracker):
     kinds = frozenset({Kind.REQUEST, Kind.RESULT, Kind.ERROR, Kind.NOTIFICATION})
     facts = MrtrFacts
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return modern
+
     def commit(self, record, session):
-        if not session.modern:
-            return
         facts = self.of(session)
         kind = record.kind
         if kind is Kind.NOTIFICATION:

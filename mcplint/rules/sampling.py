@@ -27,6 +27,7 @@ from mcplint.rules._embedded import (
     is_number,
     json_type,
     legacy_caps,
+    may_carry,
     methods_for,
     report_problems,
 )
@@ -311,6 +312,10 @@ class SamplingHistory(Tracker):
     kinds = KINDS
     methods = _METHODS
     facts = SamplingFacts
+
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return may_carry(method, revision)
 
     def commit(self, record, session):
         for answer in answers_to(record, session, METHOD):
