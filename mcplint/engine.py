@@ -17,7 +17,7 @@ from mcplint.rules._base import TRACKERS, Rule, Tracker
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
 FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
-            "task": 128}
+            "task": 128, "signs": 256}
 
 #: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
 TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
@@ -61,6 +61,8 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 16
     if not session.messages:
         bits |= 32
+    if record.signs != 0:
+        bits |= 256
     revision = record.revision
     if (revision == protocol.V2025_11_25 or revision is None) and task_record(record, kind, holder):
         bits |= 128  # the task rules apply to 2025-11-25 and to records of no known revision

@@ -52,6 +52,7 @@ class Frame:
     error: str | None = None
     transport: str | None = None  # "stdio" | "http" when the format knows
     http: Any = None  # HTTP facts of the exchange that carried the message (HAR readers)
+    signs: int | None = None  # the line's secret-scan literals (literal_scan.signs), when the reader scanned it
 
 
 def _utf16(data: bytes) -> str | None:
@@ -151,6 +152,7 @@ def _stamp(record: Record, frame: Frame, flags: frozenset[str]) -> Record:
         target.session_key = frame.session
         target.transport = frame.transport
         target.http = frame.http
+        target.signs = frame.signs
     return record
 
 
@@ -291,6 +293,8 @@ class Parser:
                 joined = _stamp(classify(self.path, first.line, "\n".join(parts), value), first,
                                 head.flags | {"multiline"})
                 joined.span = len(parts)
+                for target in (joined, *joined.children):
+                    target.signs = None  # the first line's scan says nothing of the others
                 out = [joined]
                 for cont in taken:
                     rec, _ = self._one(cont)

@@ -17,6 +17,7 @@ from typing import IO, Any
 import orjson
 
 from mcplint.discovery import binary_reason
+from mcplint.literal_scan import block_signs, signs
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, decode_line
 
@@ -37,30 +38,111 @@ class Cut:
     limit: int
 
 
-def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, Cut | bool]]:
-    """Yield ``(line_without_newline, cut)``: ``cut`` is False, or for a line longer than
-    ``max_bytes`` a :class:`Cut`, the line being cut to its first bytes and the rest skipped."""
-    readline = stream.readline
-    while True:
-        chunk = readline(max_bytes + 1)
-        if not chunk:
-            return
-        if chunk.endswith(b"\n"):
-            yield chunk[:-1], False
-            continue
-        if len(chunk) <= max_bytes:  # last line without newline
-            yield chunk, False
-            return
-        size = len(chunk)
-        while True:  # skip the rest of an oversized line
-            rest = readline(1 << 20)
-            if rest.endswith(b"\n"):
-                size += len(rest) - 1
-                break
-            size += len(rest)
-            if not rest:
-                break
-        yield chunk[:CUT_HEAD_BYTES], Cut(size, max_bytes)
+#: Bytes asked of the stream at a time (``read1``: a pipe hands over what it has, without waiting)
+BLOCK_BYTES = 1 << 20
+
+
+class Lines:
+    """The lines of a binary stream, without their newlines, read by blocks.
+
+    Iterating yields ``(line, cut)``: ``cut`` is False, or for a line longer than ``max_bytes`` a
+    :class:`Cut`, the line being cut to its first ``CUT_HEAD_BYTES`` and the rest skipped (memory
+    stays bounded). While a line is being handled, ``signs`` holds its secret-scan literals
+    (:func:`~mcplint.literal_scan.signs`, found with one scan per block; None for a cut line):
+    a reader whose messages are the lines themselves hands them on (``Frame.signs``).
+    :meth:`head` looks at the first lines without taking them (format sniffing).
+    """
+
+    def __init__(self, stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES):
+        self._read = getattr(stream, "read1", None) or stream.read
+        self.max_bytes = max_bytes
+        self.signs: int | None = None
+        self._batches = self._read_batches()
+        self._kept: list[tuple[list, list]] = []  # batches read by head(), not yet iterated
+
+    def head(self, lines: int, size: int) -> list[tuple[bytes, Cut | bool]]:
+        """The first ``lines`` lines, or as many as reach ``size`` bytes (fewer at the end)."""
+        out: list[tuple[bytes, Cut | bool]] = []
+        total = 0
+        for batch, _ in self._kept:
+            for item in batch:
+                out.append(item)
+                total += len(item[0])
+                if len(out) >= lines or total >= size:
+                    return out
+        for batch, found in self._batches:
+            self._kept.append((batch, found))
+            for item in batch:
+                out.append(item)
+                total += len(item[0])
+                if len(out) >= lines or total >= size:
+                    return out
+        return out
+
+    def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
+        kept, self._kept = self._kept, []
+        for batch, found in itertools.chain(kept, self._batches):
+            for item, self.signs in zip(batch, found):
+                yield item
+
+    def _read_batches(self) -> Iterator[tuple[list, list]]:
+        """``(lines, their signs)`` per block of the stream."""
+        read, limit = self._read, self.max_bytes
+        parts: list[bytes] = []  # the start of a line that goes on beyond the blocks read so far
+        size = 0  # its length so far
+        cut_head: bytes | None = None  # its first bytes, once it is longer than the limit
+        while block := read(BLOCK_BYTES):
+            first = block.find(b"\n")
+            if first < 0:  # the whole block goes on with the unfinished line
+                size += len(block)
+                if cut_head is None:
+                    parts.append(block)
+                    if size > limit:
+                        cut_head, parts = b"".join(parts)[:CUT_HEAD_BYTES], []
+                elif len(cut_head) < CUT_HEAD_BYTES:
+                    cut_head += block[:CUT_HEAD_BYTES - len(cut_head)]
+                continue
+            # the line begun before ends at the first newline
+            if cut_head is not None:
+                cut_head += block[:min(first, CUT_HEAD_BYTES - len(cut_head))]
+                batch, found = [(cut_head, Cut(size + first, limit))], [None]
+            else:
+                line = b"".join(parts) + block[:first] if parts else block[:first]
+                item = self._line(line)
+                batch, found = [item], [None if item[1] else signs(line)]
+            last = block.rfind(b"\n")
+            if last > first:
+                body = block[first + 1:last]
+                lines = body.split(b"\n")
+                bits = block_signs(lines, body)
+                if len(body) > limit:  # a line of it may be over the limit
+                    for line, line_bits in zip(lines, bits):
+                        item = self._line(line)
+                        batch.append(item)
+                        found.append(None if item[1] else line_bits)
+                else:
+                    batch.extend(zip(lines, itertools.repeat(False)))
+                    found.extend(bits)
+            rest = block[last + 1:]
+            parts, size, cut_head = [rest] if rest else [], len(rest), None
+            if size > limit:
+                cut_head, parts = rest[:CUT_HEAD_BYTES], []
+            yield batch, found
+        if cut_head is not None:  # the last line, without a newline
+            yield [(cut_head, Cut(size, limit))], [None]
+        elif parts:
+            line = b"".join(parts)
+            yield [(line, False)], [signs(line)]
+
+    def _line(self, line: bytes) -> tuple[bytes, Cut | bool]:
+        if len(line) > self.max_bytes:
+            return line[:CUT_HEAD_BYTES], Cut(len(line), self.max_bytes)
+        return line, False
+
+
+def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Lines:
+    """The lines of ``stream`` (see :class:`Lines`)."""
+    return Lines(stream, max_bytes)
 
 
 _OVERSIZED = frozenset({"oversized"})
@@ -76,12 +158,14 @@ def oversized_frame(line: int, data: bytes | str, cut: Cut, **facts: Any) -> Fra
 
 # -- plain JSON Lines -----------------------------------------------------------------------
 def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
-    """Plain JSON-RPC lines with no envelope: direction unknown, inferred later."""
+    """Plain JSON-RPC lines with no envelope: direction unknown, inferred later. Each frame
+    carries its line's secret-scan literals when :class:`Lines` found them (the message is the line)."""
+    scan = lines if type(lines) is Lines else None
     for number, (data, oversized) in enumerate(lines, 1):
         if oversized:
             yield oversized_frame(number, data, oversized)
         else:
-            yield Frame(number, data, observed=False)
+            yield Frame(number, data, observed=False, signs=scan.signs if scan is not None else None)
 
 
 # -- canonical capture format ---------------------------------------------------------------
@@ -345,17 +429,14 @@ def _json_like(data: bytes) -> bool:
     return text[:1] in (b"{", b"[") or b'"jsonrpc"' in text
 
 
-def _unknown(head: list[tuple[bytes, bool]], lines: Iterator[tuple[bytes, bool]]) -> bool:
+def _unknown(head: list[tuple[bytes, bool]], lines: Lines) -> bool:
     """No registered format claims the file and no line looks like JSON-RPC (reading a little
     further than the head, so a long banner before the first message is not mistaken)."""
     content = [d for d, _ in head if _content(d) and not _content(d).startswith(b"#")]
     if not content or any(_json_like(d) or too_long for d, too_long in head):
         return False
-    for item in itertools.islice(lines, UNKNOWN_LOOKAHEAD_LINES):
-        head.append(item)
-        if _json_like(item[0]) or item[1]:
-            return False
-    return True
+    further = lines.head(len(head) + UNKNOWN_LOOKAHEAD_LINES, 1 << 62)[len(head):]
+    return not any(_json_like(data) or too_long for data, too_long in further)
 
 
 def formats() -> tuple[str, ...]:
@@ -374,23 +455,17 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
     are not parsed (IO013).
     """
     lines = iter_lines(stream, max_line_bytes)
-    head: list[tuple[bytes, bool]] = []
-    size = 0
-    for item in lines:
-        head.append(item)
-        size += len(item[0])
-        if len(head) >= SNIFF_LINES or size >= SNIFF_BYTES:
-            break
+    head = lines.head(SNIFF_LINES, SNIFF_BYTES)
     binary = binary_reason(b"\n".join(d for d, _ in head)[:8192]) if strict else None
     if binary is not None:
         raise BinaryInput(f"binary file ({binary}), not an MCP capture")
     if input_format != "auto":
-        return input_format, READERS[input_format](itertools.chain(head, lines))
+        return input_format, READERS[input_format](lines)
     fmt, score = _scored([d for d, _ in head])
     if strict and score <= _sniff_jsonl([]) and _unknown(head, lines):
         raise UnknownFormat(f"not in a known input format (tried {', '.join(INPUT_FORMATS)}); "
                             "name one with --input-format")
-    return fmt, READERS[fmt](itertools.chain(head, lines))
+    return fmt, READERS[fmt](lines)
 
 
 #: Modules that register further input formats (host logs, HAR, ...), imported once here.

@@ -362,6 +362,9 @@ def test_mrtr_rounds_reset_when_the_call_completes():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from mcplint import literal_scan  # noqa: E402
+from mcplint.parse import Parser  # noqa: E402
+from mcplint.readers import open_frames  # noqa: E402
 from mcplint.rules import _secrets  # noqa: E402
 
 _PIECES = st.sampled_from([
@@ -371,9 +374,9 @@ _PIECES = st.sampled_from([
 
 def _substring_reference(data: bytes) -> bool:
     lower = data.lower()
-    if any(fragment in lower for fragment in _secrets.KEY_FRAGMENTS):
+    if any(fragment in lower for fragment in literal_scan.KEY_FRAGMENTS):
         return True
-    if lower.count(b"token") > sum(lower.count(h) for h in _secrets.HARMLESS_TOKENS):
+    if lower.count(b"token") > sum(lower.count(h) for h in literal_scan.HARMLESS_TOKENS):
         return True
     return _secrets.has_token_probe(data.decode("utf-8", "replace"))
 
@@ -393,12 +396,12 @@ _OVERLAPPING = st.sampled_from(["progresstokens", "maxtokenstoken", "xoxox", "be
 
 def _substring_signs(data: bytes) -> int:
     lowered = data.lower()
-    bits = _secrets.CUT if len(data) > _secrets.MAX_SCAN else 0
-    for literal, more, _ in _secrets._EFFECTS:
+    bits = literal_scan.CUT if len(data) > literal_scan.MAX_SCAN else 0
+    for literal, more, _ in literal_scan._EFFECTS:
         if literal in lowered:
             bits |= more
-    if lowered.count(b"token") > sum(lowered.count(h) for h in _secrets.HARMLESS_TOKENS):
-        bits |= _secrets.TOKEN
+    if lowered.count(b"token") > sum(lowered.count(h) for h in literal_scan.HARMLESS_TOKENS):
+        bits |= literal_scan.TOKEN
     return bits
 
 
@@ -407,8 +410,35 @@ def _substring_signs(data: bytes) -> int:
        .map("".join))
 def test_one_pass_finds_what_substring_tests_find(text):
     data = text.encode()
-    assert _secrets.signs(data) == _substring_signs(data)
+    assert literal_scan.signs(data) == _substring_signs(data)
     assert _secrets.might_hold_secret(data) == _substring_reference(data)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.lists(st.one_of(_PIECES, _OVERLAPPING), max_size=8).map("".join), min_size=1, max_size=6))
+def test_a_block_of_lines_is_scanned_as_each_line_alone(lines):
+    """Readers tag each line from one scan of a block (Record.signs): same bits as the line's own scan."""
+    data = [line.encode() for line in lines]
+    assert literal_scan.block_signs(data) == [literal_scan.signs(line) for line in data]
+
+
+def test_a_line_longer_than_the_scan_is_left_to_the_rule():
+    long = b'{"x": "' + b"a" * literal_scan.MAX_SCAN + b'"}'
+    assert literal_scan.block_signs([b'{"apikey": 1}', long, b"{}"]) == [literal_scan.KEY, None, 0]
+
+
+def test_secrets_are_found_in_jsonl_lines_the_reader_tagged(tmp_path):
+    """The gate: HX011 runs only on records whose line holds a literal; a planted key still fires,
+    in the middle of a block of clean lines, and its line alone is scanned."""
+    clean = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}'
+    secret = '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"api_key":"sk-abcdef1234567890abcd"}}}'
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([clean] * 300 + [secret] + [clean] * 10) + "\n")
+    with path.open("rb") as stream:
+        records = list(Parser(str(path)).records(open_frames(stream)[1]))
+    assert {r.signs for r in records[:300]} == {0} and records[300].signs
+    with path.open("rb") as stream:
+        assert [f.line for f in Engine().lint_stream(stream, str(path)) if f.code == "HX011"] == [301]
 
 
 # -- HX013 tool-failure-as-success ---------------------------------------------------------------------

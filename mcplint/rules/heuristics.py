@@ -566,6 +566,7 @@ class SecretsInTraffic(Rule):
     severity, level, spec = Severity.INFO, "heuristic", "basic/security_best_practices"
     confidence = "low"
     kinds = MESSAGES
+    requires = frozenset({"signs"})  # a line without any literal of might_hold_secret holds none
     hint = ("Keep credentials out of MCP messages: configure them in the server's environment, and "
             "redact captures (mcplint redact) before sharing them.")
 
@@ -576,7 +577,7 @@ class SecretsInTraffic(Rule):
     def check(self, record, session):
         msg = record.msg
         if record.method == "notifications/message" or not isinstance(msg, dict) \
-                or not might_hold_secret(record.data):
+                or not might_hold_secret(record.data, record.signs):
             return ()  # log data: LG006
         tokens = has_token_probe(record.text)
         hits: list[tuple[str, str, int]] = []

@@ -361,7 +361,7 @@ class LogContainsSecrets(Rule):
         # record.data is the message's JSON text (a batch element's: its batch's): every value
         # secrets_in matches needs a literal of might_hold_log_secret there, in any ASCII case,
         # JSON-escaped or spelled with a letter that case-folds to ASCII (tests/test_rules_logging)
-        if not is_log(record) or not might_hold_log_secret(record.data):
+        if not is_log(record) or not might_hold_log_secret(record.data, record.signs):
             return ()
         params = params_of(record)
         found = secrets_in(params.get("data"))

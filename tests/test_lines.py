@@ -1,0 +1,79 @@
+"""Reading lines by blocks (readers.Lines): the same lines, cuts and literal bits as reading
+them one at a time, wherever the blocks end."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcplint import readers
+from mcplint.literal_scan import MAX_SCAN, signs
+from mcplint.readers import CUT_HEAD_BYTES, Cut, Lines
+
+
+def one_at_a_time(data: bytes, limit: int) -> list[tuple[bytes, Cut | bool]]:
+    """The reference: every line in turn, cut when longer than ``limit``."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return [(line[:CUT_HEAD_BYTES], Cut(len(line), limit)) if len(line) > limit else (line, False)
+            for line in lines]
+
+
+_PIECES = st.sampled_from([b"\n", b"\r\n", b'{"a":1}', b"x" * 37, b"apikey", b"progressToken", b"://", b"", b"\n\n",
+                           b"Bearer ", b"y" * 300])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map(b"".join), st.integers(1, 64), st.integers(1, 400))
+def test_blocks_give_the_lines_of_one_at_a_time(data, block, limit):
+    original = readers.BLOCK_BYTES
+    readers.BLOCK_BYTES = block
+    try:
+        lines = Lines(io.BytesIO(data), limit)
+        got, bits = [], []
+        for item in lines:
+            got.append(item)
+            bits.append(lines.signs)
+    finally:
+        readers.BLOCK_BYTES = original
+    assert got == one_at_a_time(data, limit)
+    assert bits == [None if cut else signs(line) for line, cut in got]
+
+
+def test_head_does_not_take_the_lines():
+    data = b"".join(b'{"n":%d}\n' % n for n in range(100))
+    lines = Lines(io.BytesIO(data))
+    assert [line for line, _ in lines.head(3, 1 << 20)] == [b'{"n":0}', b'{"n":1}', b'{"n":2}']
+    assert len(lines.head(200, 1 << 20)) == 100
+    assert [line for line, _ in lines] == data.split(b"\n")[:-1]
+
+
+def test_a_pipe_hands_over_each_line_as_it_comes():
+    """read1: a line is given as soon as its newline arrived, not when a block is full."""
+    class Pipe(io.RawIOBase):
+        def __init__(self, chunks):
+            self.chunks = list(chunks)
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            if not self.chunks:
+                return 0
+            chunk = self.chunks.pop(0)
+            buffer[:len(chunk)] = chunk
+            return len(chunk)
+
+    pipe = Pipe([b'{"a":1}\n', b'{"b":2}\n'])
+    lines = iter(Lines(io.BufferedReader(pipe)))
+    assert next(lines) == (b'{"a":1}', False)
+    assert pipe.chunks == [b'{"b":2}\n']  # the second line was not waited for
+
+
+def test_lines_longer_than_the_scan_are_left_to_the_rules():
+    long = b"a" * (MAX_SCAN + 1)
+    lines = Lines(io.BytesIO(b"{}\n" + long + b"\napikey\n"))
+    assert [lines.signs for _ in lines] == [0, None, 1]
