@@ -15,7 +15,9 @@ import orjson
 from mcplint.engine import Engine
 from mcplint.rules.heuristics import (
     NotificationFlood,
+    RetryStorm,
     SlowResponse,
+    TimeoutWithoutCancel,
     sensitive_key,
     token_kind,
 )
@@ -283,12 +285,37 @@ def test_a_long_storm_is_reported_once_and_its_chain_stays_bounded(monkeypatch):
 
     def watched(self, record, session):
         found = check(self, record, session)
-        longest.append(max(len(chain) for chain in session.state[RetryStorm, "chains"].values()))
+        chains = session.state.get((RetryStorm, "chains"), {})  # none while requests come alone
+        longest.append(max((len(chain) for chain in chains.values()), default=0))
         return found
     monkeypatch.setattr(RetryStorm, "check", watched)
     text = INIT + "".join(line("C→S", tools_list(i)) for i in range(1, 201))
     assert [(f.line, f.code) for f in run_transcript(text, Engine([RetryStorm()]))] == [(6, "HX009")]
     assert max(longest) == RetryStorm.keep
+
+
+def test_requests_that_come_alone_are_not_keyed(monkeypatch):
+    """A sequential session (each request answered before the next) never serializes params for
+    HX004/HX009: a request with no earlier one of its sender open starts no retry."""
+    from mcplint.rules import heuristics
+
+    keyed = []
+    original = heuristics.call_key
+    monkeypatch.setattr(heuristics, "call_key", lambda record: keyed.append(record.line) or original(record))
+    text = INIT + "".join(line("C→S", call(i)) + line("S→C", result(i)) for i in range(1, 8))
+    assert run_transcript(text, Engine([TimeoutWithoutCancel(), RetryStorm()])) == []
+    assert keyed == []
+
+
+def test_a_retry_of_a_request_that_came_alone_is_still_seen():
+    # the first copy comes alone (remembered, not keyed); a server request that comes alone on its
+    # side in between must not make the rules forget it; the copies that follow are not alone
+    ping_server = {"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
+                   "params": {"messages": [], "maxTokens": 10}}
+    text = INIT + line("C→S", call(1)) + line("S→C", ping_server) + line("C→S", tools_list(2)) \
+        + "".join(line("C→S", call(i)) for i in range(3, 7))
+    found = codes(text, "HX")
+    assert (5, "HX004") in found and (8, "HX009") in found
 
 
 def test_retry_rules_are_not_called_for_exempt_methods(monkeypatch):

@@ -76,6 +76,27 @@ def table(session: Session, rule_: Rule, name: str) -> Bounded:
     return found
 
 
+_SIDES = (Direction.C2S, Direction.S2C)
+
+
+def alone(record: Record, session: Session) -> bool:
+    """Whether no earlier request of the record's sender can still be open: its pending table is
+    empty and no table of the session ever forgot an entry (a request forgotten while open stays
+    open in compact form, outside the pending table). Requests are committed after the rules ran,
+    so the record itself is not counted."""
+    return not session.pending.get(record.direction) and not session.limits_hit
+
+
+def deferred(session: Session, rule_: Rule, record: Record | None, side: Direction = Direction.C2S) -> Record | None:
+    """Swap the rule's deferred request of ``side`` in ``session`` (one that came :func:`alone`
+    and was not keyed yet) for ``record``; returns the one it held."""
+    key = (type(rule_), "deferred", side)
+    held = session.state.get(key)
+    if record is not None or held is not None:
+        session.state[key] = record
+    return held
+
+
 def seconds(earlier: Record | None, later: Record | None) -> float | None:
     """Seconds between two records when both carry capture timestamps."""
     if earlier is None or later is None or earlier.t is None or later.t is None:
@@ -115,8 +136,19 @@ class _Reissue(Rule):
     def check(self, record, session):
         if record.direction is not Direction.C2S or not record.has_id:
             return ()
-        key = call_key(record)
+        # A finding needs the latest earlier copy of the call still open (a whole pending entry).
+        # A request that comes alone() is only remembered, and keyed at the next request that does
+        # not come alone: no request it could shadow was open when it came, and while it stays open
+        # no later request comes alone, so the "latest" table is the eager one wherever it matters
+        # (a sequential session never serializes its params).
+        if alone(record, session):
+            deferred(session, self, record)
+            return ()
         latest = table(session, self, "latest")
+        held = deferred(session, self, None)
+        if held is not None:
+            latest[call_key(held)] = held  # every later request took this path: none is newer
+        key = call_key(record)
         earlier: Record | None = latest.get(key)
         latest[key] = record
         if earlier is None or earlier.parent is not None:
@@ -412,7 +444,25 @@ class RetryStorm(Rule):
     def check(self, record, session):
         if record.direction is None or not record.has_id:
             return ()
+        # Untimed, a copy counts while it is open: a request that comes alone() in a session of
+        # untimed requests starts its chain afresh, so it is only remembered (per sender) and its
+        # chain made at the next request that does not come alone. A remembered request dropped
+        # for a later one of its sender that came alone was answered by then: its chain would have
+        # been emptied at the next copy. (The "timed" mark: earlier copies may count although
+        # answered, with an error, so those sessions take the whole path.)
+        if record.t is None and self.count > 1 and (self, "timed") not in session.state \
+                and alone(record, session):
+            deferred(session, self, record, record.direction)
+            return ()
         chains = table(session, self, "chains")
+        if record.t is not None:
+            session.state[self, "timed"] = True
+        first, second = (deferred(session, self, None, side) for side in _SIDES)
+        if first is not None and second is not None and second.seq < first.seq:
+            first, second = second, first
+        for held in (first, second):  # in arrival order, as they would have been keyed
+            if held is not None:
+                chains[held.direction, call_key(held)] = [held]
         key = (record.direction, call_key(record))
         chain: list[Record] | None = chains.get(key)
         if chain is None:
