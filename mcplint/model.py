@@ -95,15 +95,16 @@ class Record:
     line: int
     kind: Kind
     data: bytes | str  # the line as read (bytes until someone needs the text)
-    direction: Direction | None = None
-    direction_observed: bool = True
-    ts: str | None = None
-    t: float | None = None  # seconds since the epoch, when ``ts`` parses
+    # the parser passes these five by position (keywords cost ~0.4 µs per record in CPython 3.11)
     msg: Any = None
     has_id: bool = False
     id: Any = None
     method: str | None = None
     params: Any = None  # the message's "params" member, when it has one
+    direction: Direction | None = None
+    direction_observed: bool = True
+    ts: str | None = None
+    t: float | None = None  # seconds since the epoch, when ``ts`` parses
     error: str | None = None  # why a MALFORMED/INVALID record could not be read
     flags: frozenset[str] = frozenset()
     children: tuple[Record, ...] = ()

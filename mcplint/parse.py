@@ -41,8 +41,9 @@ class Frame:
 
     line: int
     data: bytes | str
+    observed: bool = True  # JSON Lines frames pass ``observed`` and ``signs`` by position (cheaper)
+    signs: int | None = None  # the line's secret-scan literals (literal_scan.signs), when the reader scanned it
     direction: Direction | None = None
-    observed: bool = True
     ts: str | None = None
     t: float | None = None
     session: str | None = None
@@ -52,7 +53,6 @@ class Frame:
     error: str | None = None
     transport: str | None = None  # "stdio" | "http" when the format knows
     http: Any = None  # HTTP facts of the exchange that carried the message (HAR readers)
-    signs: int | None = None  # the line's secret-scan literals (literal_scan.signs), when the reader scanned it
 
 
 def _utf16(data: bytes) -> str | None:
@@ -111,11 +111,10 @@ def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
         has_error = "error" in value
         if has_method and not (has_result or has_error):
             kind = _REQUEST if has_id else _NOTIFICATION
-            return Record(path, line, kind, data, msg=value, has_id=has_id, id=value.get("id"), method=method,
-                          params=value.get("params"))
+            return Record(path, line, kind, data, value, has_id, value.get("id"), method, value.get("params"))
         if has_id and (has_result or has_error) and not has_method:
             kind = _RESULT if has_result else _ERROR
-            return Record(path, line, kind, data, msg=value, has_id=True, id=value["id"])
+            return Record(path, line, kind, data, value, True, value["id"])
         if has_error and not has_method:
             # an error response without any id: shape is still recognisable (JR017)
             return Record(path, line, _ERROR, data, msg=value)

@@ -165,7 +165,7 @@ def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         if oversized:
             yield oversized_frame(number, data, oversized)
         else:
-            yield Frame(number, data, observed=False, signs=scan.signs if scan is not None else None)
+            yield Frame(number, data, False, scan.signs if scan is not None else None)
 
 
 # -- canonical capture format ---------------------------------------------------------------
