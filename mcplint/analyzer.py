@@ -142,19 +142,50 @@ class Bounded(OrderedDict):
     """An insertion-ordered dict that forgets its oldest entries beyond ``limit``, calling
     ``on_evict(key, value)`` for each when given."""
 
-    def __init__(self, limit: int, on_evict=None):
-        super().__init__()
-        self.limit = limit
-        self.evicted = 0
-        self.on_evict = on_evict
+    evicted = 0  # entries forgotten so far (set on the instance at the first)
+    on_evict = None
 
-    def __setitem__(self, key, value):
-        super().__setitem__(key, value)
+    def __init__(self, limit: int, on_evict=None):
+        self.limit = limit  # (an empty OrderedDict needs no __init__ of its own)
+        if on_evict is not None:
+            self.on_evict = on_evict
+
+    def __setitem__(self, key, value, _set=OrderedDict.__setitem__):
+        _set(self, key, value)
         if len(self) > self.limit:
             old = self.popitem(last=False)
             self.evicted += 1
             if self.on_evict is not None:
                 self.on_evict(*old)
+
+
+class Sides(dict):
+    """A session's table per sender (``Direction`` -> :class:`Bounded`), each made the first
+    time it is asked for: a short session that never hears from one side, or never uses a
+    table, does not pay for it. Read without making one with ``.get(direction, EMPTY)``."""
+
+    __slots__ = ("session", "table", "limit")
+
+    def __init__(self, session: Session, table: str, limit: int):
+        self.session, self.table, self.limit = session, table, limit
+
+    def __missing__(self, sender: Direction) -> Bounded:
+        if sender is not _C2S and sender is not _S2C:
+            raise KeyError(sender)
+        table = self[sender] = Bounded(self.limit, self.session.evicts(self.table, sender))
+        return table
+
+
+class _Recent(dict):
+    """``Session.recent``: a deque per sender, made the first time it is asked for."""
+
+    __slots__ = ()
+
+    def __missing__(self, sender: Direction) -> deque:
+        if sender is not _C2S and sender is not _S2C:
+            raise KeyError(sender)
+        recent = self[sender] = deque()
+        return recent
 
 
 @dataclass(slots=True, eq=False)
@@ -192,6 +223,8 @@ class ToolCatalog:
 
 
 _RELEASED: Any = MappingProxyType({})  # the tables of a finished session
+#: an empty table, for reading one that was never made (``Sides.get(sender, EMPTY)``)
+EMPTY: Any = _RELEASED
 _NO_TOOLS = ToolCatalog()
 
 
@@ -217,20 +250,15 @@ class Session:
     midstream: bool = False  # the capture joined an already running session
     version_given: bool = False  # the user named the revision (--protocol-version): a mid-session start is expected
     limits: Limits = field(default_factory=Limits)
-    # per-request tables, made by __post_init__ with the limits
-    requests: dict[Direction, Bounded] = field(init=False)  # every request by id key; old ones compact
-    pending: dict[Direction, Bounded] = field(init=False)  # the unanswered ones, whole
-    tokens: dict[Direction, Bounded] = field(init=False)  # live progress tokens -> request
-    finished_tokens: dict[Direction, Bounded] = field(init=False)  # tokens of answered requests
-    undirected: Bounded = field(init=False)  # requests of unknown sender
-    invalid_ids: Bounded = field(init=False)  # (sender, id) of invalid messages
-    #: (sender or None, id key) -> line of a request too long to read (IO013) whose start showed its
-    #: id, until it is answered (answer "unread-request")
-    unread_requests: Bounded = field(init=False)
+    # per-request tables: a Sides is made with the session, its tables when first used
+    requests: Sides = field(init=False)  # every request by id key; old ones compact
+    pending: Sides = field(init=False)  # the unanswered ones, whole
+    tokens: Sides = field(init=False)  # live progress tokens -> request
+    finished_tokens: Sides = field(init=False)  # tokens of answered requests
+    # undirected, invalid_ids, unread_requests, tools: properties below, each made when first read
     recent: dict[Direction, deque] = field(init=False)  # (key, entry) of the latest answered, kept whole
     limits_hit: dict[str, Record] = field(default_factory=dict)  # table -> record where it first forgot
     unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
-    tools: ToolCatalog = field(default_factory=ToolCatalog)
     #: the reader's note that the client ended the session (mcplint capture's ``stdin-closed``, a
     #: host log's shutdown line, a HAR's accepted ``DELETE``; see :func:`client_ends`): messages
     #: after it went to a closed connection
@@ -239,17 +267,47 @@ class Session:
     last_record: Record | None = None
     state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
     file_state: dict = field(default_factory=dict)  # shared by all sessions of one input file
+    _undirected: Bounded | None = field(default=None, init=False, repr=False)
+    _invalid_ids: Bounded | None = field(default=None, init=False, repr=False)
+    _unread_requests: Bounded | None = field(default=None, init=False, repr=False)
+    _tools: ToolCatalog | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         limits = self.limits
-        self.requests = {d: Bounded(limits.answered, self._forgets(("answered", d))) for d in Direction}
-        self.pending = {d: Bounded(limits.pending, self._forget_open(d)) for d in Direction}
-        self.tokens = {d: Bounded(limits.pending, self._forgets(("tokens", d))) for d in Direction}
-        self.finished_tokens = {d: Bounded(min(limits.answered, MAX_FINISHED_TOKENS)) for d in Direction}
-        self.undirected = Bounded(limits.pending, self._forgets(("undirected", None)))
-        self.invalid_ids = Bounded(limits.pending)
-        self.unread_requests = Bounded(limits.pending)
-        self.recent = {d: deque() for d in Direction}
+        self.requests = Sides(self, "answered", limits.answered)
+        self.pending = Sides(self, "pending", limits.pending)
+        self.tokens = Sides(self, "tokens", limits.pending)
+        self.finished_tokens = Sides(self, "finished", min(limits.answered, MAX_FINISHED_TOKENS))
+        self.recent = _Recent()
+
+    @property
+    def undirected(self) -> Bounded:
+        """Requests of unknown sender."""
+        if self._undirected is None:
+            self._undirected = Bounded(self.limits.pending, self.evicts("undirected", None))
+        return self._undirected
+
+    @property
+    def invalid_ids(self) -> Bounded:
+        """(sender, id) of invalid messages."""
+        if self._invalid_ids is None:
+            self._invalid_ids = Bounded(self.limits.pending)
+        return self._invalid_ids
+
+    @property
+    def unread_requests(self) -> Bounded:
+        """(sender or None, id key) -> line of a request too long to read (IO013) whose start
+        showed its id, until it is answered (answer "unread-request")."""
+        if self._unread_requests is None:
+            self._unread_requests = Bounded(self.limits.pending)
+        return self._unread_requests
+
+    @property
+    def tools(self) -> ToolCatalog:
+        """The server's tools as the client last listed them."""
+        if self._tools is None:
+            self._tools = ToolCatalog()
+        return self._tools
 
     def limit_reached(self, table: str, direction: Direction | None = None) -> None:
         """Note the first time ``table`` (of ``direction``'s side) forgot an entry, at the record
@@ -258,8 +316,13 @@ class Session:
         if name not in self.limits_hit and self.last_record is not None:
             self.limits_hit[name] = self.last_record
 
-    def _forgets(self, where: tuple):
-        return lambda key, value: self.limit_reached(*where)
+    def evicts(self, table: str, sender: Direction | None):
+        """The ``on_evict`` of the session's ``table`` of ``sender``'s side (None: forget quietly)."""
+        if table == "finished":
+            return None
+        if table == "pending":
+            return self._forget_open(sender)
+        return lambda key, value: self.limit_reached(table, sender)
 
     def _forget_open(self, sender: Direction):
         """An open request fell out of ``pending``: keep it compact among the requests, so that a
@@ -286,29 +349,30 @@ class Session:
         """The request ``sender`` made with exactly this id (type-exact), if any: whole, or compact
         (:class:`Answered`) when it was answered a while ago."""
         key = id_key(request_id)
-        entry = self.requests[sender].get(key)
-        return entry if entry is not None else self.pending[sender].get(key)
+        entry = self.requests.get(sender, EMPTY).get(key)
+        return entry if entry is not None else self.pending.get(sender, EMPTY).get(key)
 
     def unread_request(self, sender: Direction | None, key: tuple) -> tuple | None:
         """The ``unread_requests`` key of a request too long to read that ``sender`` (None: either
         side) made with id ``key`` and that is not answered yet, if any."""
-        if not self.unread_requests:
+        table = self._unread_requests
+        if not table:  # none made, or empty
             return None
         for where in ((sender, key), (None, key)) if sender is not None else \
                 ((None, key), (_C2S, key), (_S2C, key)):
-            if where in self.unread_requests:
+            if where in table:
                 return where
         return None
 
     def pending_requests(self) -> list[RequestEntry]:
-        out = list(self.pending[_C2S].values()) + list(self.pending[_S2C].values())
+        out = list(self.pending.get(_C2S, EMPTY).values()) + list(self.pending.get(_S2C, EMPTY).values())
         out.sort(key=lambda e: e.record.seq)
         return out
 
     def retire_token(self, sender: Direction, request: Record) -> None:
         """End the progress token of ``sender``'s ``request`` (a 2025-11-25 task reached a terminal
         status: its token stayed live after the CreateTaskResult until now)."""
-        entry = self.requests[sender].get(id_key(request.id))
+        entry = self.requests.get(sender, EMPTY).get(id_key(request.id))
         if entry is not None and entry.token is not None and self.tokens[sender].get(entry.token) is entry:
             del self.tokens[sender][entry.token]
             self.finished_tokens[sender][entry.token] = entry
@@ -317,8 +381,8 @@ class Session:
         """Drop the per-request tables and records once the session was finished (bounded memory:
         a finished session keeps its label, version and counts; nothing may judge it any more)."""
         self.requests = self.pending = self.tokens = self.finished_tokens = self.recent = _RELEASED
-        self.undirected = self.invalid_ids = self.unread_requests = _RELEASED
-        self.tools = _NO_TOOLS
+        self._undirected = self._invalid_ids = self._unread_requests = _RELEASED
+        self._tools = _NO_TOOLS
         self.state.clear()
         self.limits_hit.clear()
         self.init_request = self.init_response = self.initialized = self.client_closed = None
@@ -394,8 +458,8 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     token = params["progressToken"]
     key = id_key(token)
     requester = record.direction.other
-    live = session.tokens[requester].get(key)
-    finished = None if live is not None else session.finished_tokens[requester].get(key)
+    live = session.tokens.get(requester, EMPTY).get(key)
+    finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
     return ProgressRef(token, requester, live, finished)
 
 
@@ -580,7 +644,7 @@ class Analyzer:
             owner = self._owner_of(session, record.id)
             if owner is not None:
                 return owner.other
-            if id_key(record.id) in session.undirected:
+            if session._undirected and id_key(record.id) in session._undirected:
                 return None  # answers a request whose sender is unknown (e.g. ping)
             return _S2C if not self.server_requests_seen else None
         return None
@@ -588,18 +652,21 @@ class Analyzer:
     @staticmethod
     def _owner_of(session: Session, request_id: Any) -> Direction | None:
         key = id_key(request_id)
-        in_c = key in session.pending[_C2S]
-        in_s = key in session.pending[_S2C]
+        pending = session.pending
+        in_c = key in pending.get(_C2S, EMPTY)
+        in_s = key in pending.get(_S2C, EMPTY)
         if in_c != in_s:
             return _C2S if in_c else _S2C
         if not (in_c or in_s):
-            in_c = key in session.requests[_C2S]
-            in_s = key in session.requests[_S2C]
+            requests = session.requests
+            in_c = key in requests.get(_C2S, EMPTY)
+            in_s = key in requests.get(_S2C, EMPTY)
             if in_c != in_s:
                 return _C2S if in_c else _S2C
-            if not (in_c or in_s) and session.unread_requests:  # a request too long to read
-                in_c = (_C2S, key) in session.unread_requests
-                in_s = (_S2C, key) in session.unread_requests
+            unread = session._unread_requests
+            if not (in_c or in_s) and unread:  # a request too long to read
+                in_c = (_C2S, key) in unread
+                in_s = (_S2C, key) in unread
                 if in_c != in_s:
                     return _C2S if in_c else _S2C
         return None
@@ -607,8 +674,9 @@ class Analyzer:
     @staticmethod
     def _token_owner(session: Session, token: Any) -> Direction | None:
         key = id_key(token)
-        in_c = key in session.tokens[_C2S] or key in session.finished_tokens[_C2S]
-        in_s = key in session.tokens[_S2C] or key in session.finished_tokens[_S2C]
+        tokens, finished = session.tokens, session.finished_tokens
+        in_c = key in tokens.get(_C2S, EMPTY) or key in finished.get(_C2S, EMPTY)
+        in_s = key in tokens.get(_S2C, EMPTY) or key in finished.get(_S2C, EMPTY)
         if in_c != in_s:
             return _C2S if in_c else _S2C
         return None
@@ -700,7 +768,7 @@ class Analyzer:
             return
         asker = direction.other
         key = id_key(record.id)
-        entry = session.requests[asker].get(key) or session.pending[asker].get(key)
+        entry = session.requests.get(asker, EMPTY).get(key) or session.pending.get(asker, EMPTY).get(key)
         if entry is not None:
             if type(entry) is Answered:  # details forgotten: only the facts of the answer are left
                 record.answer = "duplicate" if entry.response_line is not None else "forgotten"
@@ -717,14 +785,15 @@ class Analyzer:
             record.answer = "unread-request"  # its request was too long to read (IO013): nothing to judge by
             return
         alt = _alternate_key(record.id)
-        if alt is not None and alt in session.requests[asker]:
+        if alt is not None and alt in session.requests.get(asker, EMPTY):
             record.request = session.requests[asker][alt].record
             record.answer = "type-mismatch"
             return
-        if key in session.requests[direction]:
+        if key in session.requests.get(direction, EMPTY):
             record.answer = "own-id"  # answers a request its own side sent
             return
-        if (asker, key) in session.invalid_ids or (None, key) in session.invalid_ids:
+        invalid = session._invalid_ids
+        if invalid and ((asker, key) in invalid or (None, key) in invalid):
             record.answer = "echo-invalid"  # e.g. a -32600 error naming the id of an invalid message
             return
         record.answer = "unknown"
@@ -867,13 +936,13 @@ class Analyzer:
         askers = (record.direction.other,) if record.direction is not None else tuple(Direction)
         if request_id is not UNSEEN:
             key = id_key(request_id)
-            open_on = [asker for asker in askers if key in session.pending[asker]]
+            open_on = [asker for asker in askers if key in session.pending.get(asker, EMPTY)]
             if len(open_on) == 1:
                 record.request = self._answer(session, open_on[0], key, record).record
                 return
             candidates = [session.pending[asker][key] for asker in open_on]  # both sides use the id
         else:
-            candidates = [entry for asker in askers for entry in session.pending[asker].values()]
+            candidates = [entry for asker in askers for entry in session.pending.get(asker, EMPTY).values()]
         for entry in candidates:
             if entry.unread_answer is None:
                 entry.unread_answer = record
@@ -928,12 +997,12 @@ class Analyzer:
             if session.phase == Phase.INITIALIZED:
                 session.phase = Phase.OPERATING
         elif method == "notifications/cancelled":
-            entry = session.requests[direction].get(id_key(params.get("requestId")))
+            entry = session.requests.get(direction, EMPTY).get(id_key(params.get("requestId")))
             if entry is not None and entry.pending and entry.cancel is None:
                 entry.cancel = record
         elif method == "notifications/progress":
             token = id_key(params.get("progressToken"))
-            entry = session.tokens[direction.other].get(token)
+            entry = session.tokens.get(direction.other, EMPTY).get(token)
             progress = params.get("progress")
             if entry is not None and isinstance(progress, (int, float)) and not isinstance(progress, bool):
                 if entry.last_progress is None or progress > entry.last_progress:

@@ -1,0 +1,65 @@
+"""The analyzer's per-session tables are made when first used (issue 16: a capture of many short
+sessions must not pay for tables a session never touches), and behave as before once made."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from mcplint.analyzer import Analyzer, Bounded, Limits, Session
+from mcplint.model import Direction
+from mcplint.parse import Parser
+from mcplint.readers import open_frames
+
+C2S, S2C = Direction.C2S, Direction.S2C
+
+
+def analyze(*messages: dict) -> Analyzer:
+    data = b"".join(orjson.dumps(m) + b"\n" for m in messages)
+    import io
+    analyzer = Analyzer("t.jsonl")
+    for record in Parser("t.jsonl").records(open_frames(io.BytesIO(data), "jsonl")[1]):
+        analyzer.observe(record)
+        analyzer.commit(record)
+    return analyzer
+
+
+def test_a_new_session_has_made_no_table():
+    session = Session("t", "1", 1)
+    for sides in (session.requests, session.pending, session.tokens, session.finished_tokens, session.recent):
+        assert dict(sides) == {}
+
+
+def test_a_table_is_made_on_first_use_with_the_session_limits():
+    session = Session("t", "1", 1, limits=Limits(answered=3, pending=2))
+    table = session.pending[C2S]
+    assert type(table) is Bounded and table.limit == 2 and session.pending[C2S] is table
+    assert session.requests[S2C].limit == 3 and session.undirected.limit == 2
+    assert list(session.pending) == [C2S]
+    with pytest.raises(KeyError):
+        session.pending[None]
+
+
+def test_a_client_only_session_makes_no_server_side_table():
+    analyzer = analyze(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 1, "result": {"tools": []}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": 7}}},
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}},
+        {"jsonrpc": "2.0", "id": 2, "result": {"content": []}},
+    )
+    session = analyzer.current
+    assert all(S2C not in sides for sides in (session.requests, session.pending, session.tokens,
+                                              session.finished_tokens))
+    assert session.find_request(C2S, 2).response is not None
+    assert session.find_request(S2C, 2) is None
+    assert 7 in {key[1] for key in session.finished_tokens[C2S]}
+
+
+def test_a_lazily_made_table_still_notes_its_limit():
+    session = Session("t", "1", 1, limits=Limits(answered=1))
+    session.last_record = object()
+    session.requests[S2C]["a"] = 1
+    session.requests[S2C]["b"] = 2
+    assert list(session.requests[S2C]) == ["b"] and session.requests[S2C].evicted == 1
+    assert list(session.limits_hit) == ["answered:s2c"]
