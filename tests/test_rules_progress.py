@@ -190,3 +190,26 @@ def test_null_token_is_pr001_on_request_and_notification():
     """A present-but-null token is judged (PR001's fast path leaves only on an absent token)."""
     text = INIT + call(1, "null") + progress("null", 1) + result(1)
     assert [c for c in codes(text) if c[1] == "PR001"] == [(2, "PR001"), (3, "PR001")]
+
+
+def test_plain_progress_is_false_wherever_a_progress_rule_reports(monkeypatch):
+    """progress.plain_progress, the proposed dispatch gate of PR001, PR003-PR006 and PR008: every
+    notification these rules report on is not plain, and the well-formed ones are."""
+    from mcplint.rules.progress import ProgressUnknownToken, plain_progress
+
+    verdicts = {}
+    check = ProgressUnknownToken.check
+
+    def watched(self, record, session):  # PR003 sees every notifications/progress
+        verdicts[record.line] = plain_progress(record)
+        return check(self, record, session)
+    monkeypatch.setattr(ProgressUnknownToken, "check", watched)
+    message = ('S→C {"jsonrpc":"2.0","method":"notifications/progress",'
+               '"params":{"progressToken":"m","progress":%d,"message":%s}}\n')
+    text = (INIT + call(1, '"p"') + progress('"p"', 1, 3) + progress('"p"', 2, 3)  # plain: lines 3, 4
+            + progress('"p"', 2, 3) + progress('"p"', 5, 3) + progress('"p"', 6, 7)  # PR005, PR006 x2
+            + progress('"q"', 1) + progress("true", 1) + result(1) + progress('"p"', 9)  # PR003, PR001, PR004
+            + call(2, '"m"') + message % (1, "7") + message % (2, '"fine"'))  # PR008, then plain
+    found = {line for line, code in codes(text)}
+    assert found == {5, 6, 7, 8, 9, 11, 13}
+    assert {line for line, plain in verdicts.items() if plain} == {3, 4, 14}

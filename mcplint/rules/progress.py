@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcplint import protocol
 from mcplint.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
@@ -20,11 +21,40 @@ _FLOW = "basic/utilities/progress §Progress Flow"
 _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
 _REQUEST = Kind.REQUEST
 _NUMBER = (int, float)
+_TOKEN_TYPES = (int, str)
 
 
 def is_number(value: Any) -> bool:
     """A JSON number (booleans are no numbers)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def plain_progress(record) -> bool:
+    """Whether a ``notifications/progress`` is the common, well-formed kind that none of PR001,
+    PR003-PR006 and PR008 can report: a string or integer token of the peer's request still in
+    progress (live, not answered), ``progress`` above the previous value, no ``total`` it exceeds
+    or changes, and a string ``message`` (none in 2024-11-05). Each clause is the early exit of
+    one rule. Meant as an engine dispatch gate (one test instead of six rule calls): checked in
+    the rules themselves it costs what it saves (measured, issue 16)."""
+    params = record.params
+    if type(params) is not dict or type(params.get("progressToken")) not in _TOKEN_TYPES:
+        return False  # PR001, PR003
+    ref = record.target
+    if ref is None or ref.finished is not None:
+        return False  # PR003 (no direction, or no such token), PR004
+    live = ref.live
+    if live is None:
+        return False  # PR003
+    progress = params.get("progress")
+    if live.last_progress is not None and type(progress) in _NUMBER and not progress > live.last_progress:
+        return False  # PR005 (is_number() inlined: JSON numbers are exactly int or float)
+    total = params.get("total")
+    if type(total) in _NUMBER and (type(progress) in _NUMBER and progress > total
+                                   or live.total is not None and live.total != total):
+        return False  # PR006
+    if "message" in params and (type(params["message"]) is not str or record.revision == protocol.V2024_11_05):
+        return False  # PR008
+    return True
 
 
 class ProgressRule(Rule):
