@@ -2,6 +2,7 @@
 
     python bench/bench_stages.py                       # small-shape and realistic 20 MB files
     python bench/bench_stages.py bench/data/some.jsonl --runs 5 --top 20
+    python bench/bench_stages.py --instructions        # instructions per record (valgrind), 1 MB files
 
 Each stage adds one layer to the one before, as ``mcplint check --jobs 1`` stacks them
 (``api.lint_stream``): (a) read: ``readers.open_frames`` (format sniffing, line splitting,
@@ -16,12 +17,20 @@ measured in the same run. A separate wrapped pass (``rule_timing.py``) then coun
 
 Default inputs are generated once in bench/data by ``bench_check.py``'s generator: 20 MB of the
 small shape (a tee of many short sessions) and 20 MB of the realistic shape, both JSON Lines.
+
+``--instructions`` counts instructions instead of CPU time (valgrind's cachegrind, ``Ir``): each
+stage runs once in a child process after a warm-up lint of the same file, and a child that only
+warms up is subtracted. The count does not move when other processes load the machine (CPU time
+on 2 shared cores does, by 20-40%), so it judges small changes; it runs 1 MB heads of the default
+inputs (about 40x slower than a plain run).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import re
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -141,16 +150,70 @@ def report(path: Path, runs: int, top: int) -> None:
     print()
 
 
+def bare(path: Path) -> int:
+    return bare_loop(path, time.process_time)[0]
+
+
+def child(stage: str, path: Path) -> None:
+    """What one valgrind child runs: imports and a warm-up lint, then ``stage`` ("none": nothing)."""
+    select_rules()
+    engine_run(select_rules)(path)
+    stages = {name: stage for name, stage in STAGES} | {"bare": bare}
+    if stage != "none":
+        stages[stage](path)
+
+
+def instructions(stage: str, path: Path) -> int:
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          sys.executable, __file__, "--child", stage, str(path)], capture_output=True, text=True)
+    found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+    if out.returncode or found is None:
+        raise SystemExit(f"valgrind run of {stage!r} failed:\n{out.stderr[-3000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def head_of(path: Path, size: int) -> Path:
+    """The first ``size`` bytes of ``path`` (whole lines), as bench/data/<name>-head<size>.jsonl."""
+    target = path.with_name(f"{path.stem}-head{size >> 10}k{path.suffix}")
+    if not target.exists():
+        with open(path, "rb") as handle:
+            data = handle.read(size)
+        target.write_bytes(data[:data.rfind(b"\n") + 1])
+    return target
+
+
+def report_instructions(path: Path) -> None:
+    lines = sum(1 for _ in open(path, "rb"))
+    base = instructions("none", path)
+    bare_count = (instructions("bare", path) - base) / lines
+    print(f"{path.name}: {lines} lines (instructions per record, valgrind)")
+    print(f"  {'stage':24} {'Ir/record':>10} {'delta':>8}")
+    previous = total = 0.0
+    for name, _ in STAGES:
+        total = (instructions(name, path) - base) / lines
+        print(f"  {name:24} {total:10,.0f} {total - previous:8,.0f}")
+        previous = total
+    print(f"  {'bare orjson.loads loop':24} {bare_count:10,.0f} per line; check at {bare_count / total:.3f} of the bare loop")
+    print()
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        return child(sys.argv[2], Path(sys.argv[3]))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*", type=Path, help="files to measure (default: generated ones)")
     parser.add_argument("--size-mb", type=int, default=20, help="size of the generated default inputs")
     parser.add_argument("--runs", type=int, default=3, help="runs of each stage; the best counts (default 3)")
     parser.add_argument("--top", type=int, default=15, help="rules shown (default 15)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions per record with valgrind (1 MB heads of the default inputs)")
     args = parser.parse_args()
     paths = args.paths or [generated("small", args.size_mb, "jsonl"), generated("realistic", args.size_mb, "jsonl")]
     for path in paths:
-        report(path, args.runs, args.top)
+        if args.instructions:
+            report_instructions(path if args.paths else head_of(path, 1 << 20))
+        else:
+            report(path, args.runs, args.top)
 
 
 if __name__ == "__main__":

@@ -94,13 +94,14 @@ def block_signs(lines: list[bytes], joined: bytes | None = None) -> list[int | N
     out: list[int | None] = [0] * len(lines)
     line, at = 0, 0  # the line of the match before, and where it started
     for index, start, _ in _FIND(joined):  # in order of start
-        line += joined.count(b"\n", at, start)
-        at = start
         bits = _SELF[index]
         for offset, literal, more in _BEYOND[index]:
             if joined.startswith(literal, start + offset):
                 bits |= more
-        out[line] |= bits
+        if bits:  # (a harmless name such as progressToken has none: its line need not be known)
+            line += joined.count(b"\n", at, start)
+            at = start
+            out[line] |= bits
     if len(joined) > MAX_SCAN:
         for i, text in enumerate(lines):
             if len(text) > MAX_SCAN:

@@ -47,16 +47,15 @@ class Lines:
 
     Iterating yields ``(line, cut)``: ``cut`` is False, or for a line longer than ``max_bytes`` a
     :class:`Cut`, the line being cut to its first ``CUT_HEAD_BYTES`` and the rest skipped (memory
-    stays bounded). While a line is being handled, ``signs`` holds its secret-scan literals
-    (:func:`~mcplint.literal_scan.signs`, found with one scan per block; None for a cut line):
-    a reader whose messages are the lines themselves hands them on (``Frame.signs``).
-    :meth:`head` looks at the first lines without taking them (format sniffing).
+    stays bounded). :meth:`tagged` adds each line's secret-scan literals
+    (:func:`~mcplint.literal_scan.signs`, found with one scan per block), for a reader whose
+    messages are the lines themselves (``Frame.signs``). :meth:`head` looks at the first lines
+    without taking them (format sniffing).
     """
 
     def __init__(self, stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES):
         self._read = getattr(stream, "read1", None) or stream.read
         self.max_bytes = max_bytes
-        self.signs: int | None = None
         self._batches = self._read_batches()
         self._kept: list[tuple[list, list]] = []  # batches read by head(), not yet iterated
 
@@ -80,10 +79,18 @@ class Lines:
         return out
 
     def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
+        for batch, _ in self._taken():
+            yield from batch
+
+    def tagged(self) -> Iterator[tuple[tuple[bytes, Cut | bool], int | None]]:
+        """``((line, cut), signs)`` per line: its secret-scan literals too (None for a cut line)."""
+        for batch, found in self._taken():
+            yield from zip(batch, found)
+
+    def _taken(self) -> Iterator[tuple[list, list]]:
         kept, self._kept = self._kept, []
-        for batch, found in itertools.chain(kept, self._batches):
-            for item, self.signs in zip(batch, found):
-                yield item
+        yield from kept
+        yield from self._batches
 
     def _read_batches(self) -> Iterator[tuple[list, list]]:
         """``(lines, their signs)`` per block of the stream."""
@@ -160,12 +167,12 @@ def oversized_frame(line: int, data: bytes | str, cut: Cut, **facts: Any) -> Fra
 def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """Plain JSON-RPC lines with no envelope: direction unknown, inferred later. Each frame
     carries its line's secret-scan literals when :class:`Lines` found them (the message is the line)."""
-    scan = lines if type(lines) is Lines else None
-    for number, (data, oversized) in enumerate(lines, 1):
+    tagged = lines.tagged() if type(lines) is Lines else zip(lines, itertools.repeat(None))
+    for number, ((data, oversized), signs) in enumerate(tagged, 1):
         if oversized:
             yield oversized_frame(number, data, oversized)
         else:
-            yield Frame(number, data, False, scan.signs if scan is not None else None)
+            yield Frame(number, data, False, signs)
 
 
 # -- canonical capture format ---------------------------------------------------------------

@@ -32,11 +32,8 @@ def test_blocks_give_the_lines_of_one_at_a_time(data, block, limit):
     original = readers.BLOCK_BYTES
     readers.BLOCK_BYTES = block
     try:
-        lines = Lines(io.BytesIO(data), limit)
-        got, bits = [], []
-        for item in lines:
-            got.append(item)
-            bits.append(lines.signs)
+        got = list(Lines(io.BytesIO(data), limit))
+        bits = [found for _, found in Lines(io.BytesIO(data), limit).tagged()]
     finally:
         readers.BLOCK_BYTES = original
     assert got == one_at_a_time(data, limit)
@@ -76,4 +73,4 @@ def test_a_pipe_hands_over_each_line_as_it_comes():
 def test_lines_longer_than_the_scan_are_left_to_the_rules():
     long = b"a" * (MAX_SCAN + 1)
     lines = Lines(io.BytesIO(b"{}\n" + long + b"\napikey\n"))
-    assert [lines.signs for _ in lines] == [0, None, 1]
+    assert [signs for _, signs in lines.tagged()] == [0, None, 1]
