@@ -12,7 +12,7 @@ from mcplint import progress_bar
 from mcplint.analyzer import Analyzer
 from mcplint.discovery import Discovery, Finder
 from mcplint.engine import Engine
-from mcplint.model import Finding, Record, Severity
+from mcplint.model import Finding, Severity
 from mcplint.parse import Parser
 from mcplint.readers import MAX_LINE_BYTES, UnknownFormat, open_frames
 from mcplint.report.summary import RunSummary, SessionInfo
@@ -71,12 +71,6 @@ class LintOptions:
     max_line_bytes: int = MAX_LINE_BYTES  # longer lines are not parsed (IO013)
 
 
-def _counted(records: Iterable[Record], summary: RunSummary) -> Iterator[Record]:
-    for record in records:
-        summary.records += 1
-        yield record
-
-
 def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOptions,
                 summary: RunSummary, engine: Engine | None = None, progress: bool = True) -> Iterator[Finding]:
     """Lint one binary stream, adding what it saw to ``summary`` (with a progress line on a
@@ -89,11 +83,13 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
     summary.files += 1
     summary.formats[path] = fmt
     analyzer = Analyzer(path, options.protocol_version, engine.limits)
-    records = _counted(Parser(path).records(frames), summary)
+    records = Parser(path).records(frames)
     if progress:
         records = progress_bar.follow(records, stream, path)
+    taken = engine.taken
     with contextlib.closing(records):  # erases the line now, also on Ctrl-C (not when collected)
         yield from engine.lint_records(records, path, analyzer)
+    summary.records += engine.taken - taken
     summary.crashes.extend(engine.take_crashes())
     summary.sessions[path] = [
         SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages

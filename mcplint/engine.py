@@ -125,6 +125,7 @@ class Engine:
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self.crashes: list[str] = []
         self._seq = 0  # the next record's arrival number (Record.seq)
+        self.taken = 0  # records taken from the streams (batches count once)
         self._tracker_dispatch: dict[tuple, tuple[Tracker, ...]] = {}
 
     def _trackers_for(self, record: Record, session: Session) -> tuple[Tracker, ...]:
@@ -222,6 +223,7 @@ class Engine:
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         record.seq = self._seq
         self._seq += 1
+        self.taken += 1
         session = analyzer.observe(record)
         found: list[Finding] = []
         self._check(record, session, found)

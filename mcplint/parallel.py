@@ -39,7 +39,7 @@ from typing import Any
 
 from mcplint import progress_bar
 from mcplint.analyzer import Analyzer
-from mcplint.api import LintOptions, _counted, _lint_file, lint_stream
+from mcplint.api import LintOptions, _lint_file, lint_stream
 from mcplint.engine import Engine
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.parse import Frame, Parser
@@ -525,19 +525,19 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
     log = StateLog()
     analyzer = _PartAnalyzer(part.path, engine, part.ordinal, part.server_requests, log)
     result = PartResult([], 0, [], [], 0, log, False, False)
-    summary = RunSummary()
+    taken = engine.taken  # (the worker's engine lints every part it is given)
     with open(part.path, "rb") as handle:
         handle.seek(part.start)
         frames = READERS[part.fmt](iter_lines(handle, options.max_line_bytes))
         if part.first_line != 1:
             frames = _shifted(frames, part.first_line - 1)
-        records = _counted(_until(Parser(part.path).records(frames), part, log, result), summary)
+        records = _until(Parser(part.path).records(frames), part, log, result)
         records = progress_bar.report(records, handle, part.start, part.end)
         result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
+        result.records = engine.taken - taken
     current = analyzer.current
     if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
         result.trouble = f"the session before line {part.end_line} has no messages"
-    result.records = summary.records
     result.crashes = engine.take_crashes()
     result.sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages]
     result.opened = analyzer.ordinal - (part.ordinal - 1)
