@@ -588,3 +588,23 @@ def test_verdicts_of_large_instances_are_not_kept():
         tools.instance_errors(schema, {"body": "x" * size}, "2025-11-25")
     kept = [key[1] for key in tools._VERDICTS if key[0] == tools.schema_key(schema, "2025-11-25")]
     assert kept == [orjson.dumps({"body": "x" * 10})]
+
+
+def test_plain_call_results_do_not_build_call_result(monkeypatch):
+    """A text result of a tool without outputSchema is judged without tools.call_result (TL010
+    asks it only for tools with an outputSchema, TL011-TL013 only with structuredContent, TL014
+    only for a block type the revision does not define); the gates' edges still report."""
+    from mcplint.rules import tools
+
+    built = []
+    original = tools.call_result
+    monkeypatch.setattr(tools, "call_result", lambda record: built.append(record.line) or original(record))
+    plain = {"name": "echo", "inputSchema": {"type": "object"}}
+    text = listing("2025-06-18", [plain, WEATHER],
+                   call(2, "echo", {}, {"content": [{"type": "text", "text": "hi"}], "isError": False}))
+    assert codes(text) == set() and built == []
+    edges = listing("2025-06-18", [plain, WEATHER],
+                    call(2, "weather", {"city": "Oslo"}, {"content": [{"type": "text", "text": "21"}]})
+                    + call(3, "echo", {}, {"content": [{"type": "video"}]})
+                    + call(4, "weather", {"city": "Oslo"}, {**OK, "structuredContent": {"t": "warm"}}))
+    assert {(line, code) for line, code, _, _ in family(edges)} >= {(5, "TL010"), (7, "TL014"), (9, "TL011")}

@@ -87,6 +87,12 @@ def call_result(record) -> dict | None:
     return result
 
 
+def structured(record) -> bool:
+    """Whether a result carries ``structuredContent`` (what TL011-TL013 judge; most have none)."""
+    result = result_of(record)
+    return isinstance(result, dict) and "structuredContent" in result
+
+
 # -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
 _js: dict[str, Any] = {}
 
@@ -560,11 +566,11 @@ class StructuredContentMissing(Rule):
     hint = "Return structuredContent conforming to the outputSchema (and the same JSON as text)."
 
     def check(self, record, session):
-        result = call_result(record)
-        if result is None or "structuredContent" in result or result.get("isError") is True:
+        result = result_of(record)  # call_result() last: most called tools declare no outputSchema
+        if isinstance(result, dict) and ("structuredContent" in result or result.get("isError") is True):
             return ()  # isError results are exempt (as the reference SDK clients do)
         name, schema = output_schema(session, record)
-        if schema is None or schema is ...:
+        if schema is None or schema is ... or call_result(record) is None:
             return ()
         return [self.report(record, f"Tool {name!r} declares an outputSchema, but its result has no "
                                     "structuredContent", confidence=catalog_confidence(session),
@@ -586,8 +592,10 @@ class StructuredContentInvalid(Rule):
     hint = "Make structuredContent conform to the tool's outputSchema."
 
     def check(self, record, session):
+        if not structured(record):
+            return ()
         result = call_result(record)
-        if result is None or "structuredContent" not in result:
+        if result is None:
             return ()
         content = result["structuredContent"]
         if session.legacy and not isinstance(content, dict):
@@ -618,8 +626,10 @@ class StructuredContentType(Rule):
     hint = "Send structuredContent as a JSON object (2026-07-28 allows any JSON value)."
 
     def check(self, record, session):
+        if not structured(record):
+            return ()
         result = call_result(record)
-        if result is None or "structuredContent" not in result:
+        if result is None:
             return ()
         revision = record.revision
         if revision is not None and not protocol.at_least(revision, _V0618):
@@ -697,8 +707,10 @@ class StructuredContentNoTextMirror(Rule):
     hint = "Also return the serialized JSON in a text content block, for clients without structured output."
 
     def check(self, record, session):
+        if not structured(record):
+            return ()
         result = call_result(record)
-        if result is None or "structuredContent" not in result:
+        if result is None:
             return ()
         content = result.get("content")
         if not isinstance(content, list):
@@ -767,6 +779,9 @@ class ContentBlockTypeForVersion(Rule):
     hint = "Send content as an array of text, image, audio, resource_link or resource blocks the revision knows."
 
     def check(self, record, session):
+        kinds = content_kinds(record)  # shared with HX013, TL015: blocks of a server's result
+        if kinds is not None and defined_blocks(record.revision).issuperset(kinds):
+            return ()  # the common case: every block an object of a type the revision defines
         result = call_result(record)
         if result is None:
             return ()
@@ -777,8 +792,6 @@ class ContentBlockTypeForVersion(Rule):
             return [self.report(record, f"Tool result content is {json_type(content)}, not an array")]
         revision = record.revision
         defined = defined_blocks(revision)
-        if defined.issuperset(content_kinds(record)):
-            return ()  # the common case: every block an object of a type the revision defines
         problems = []
         for index, block in enumerate(content):
             kind = block.get("type") if isinstance(block, dict) else None
