@@ -217,6 +217,20 @@ S→C {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabili
     assert "capabilities is array" in findings[1][2]
 
 
+def test_capability_shape_walks_a_clean_declaration_once_per_side_and_version(monkeypatch):
+    from mcplint.rules import capabilities
+
+    walks = []
+    original = capabilities.capability_problems
+    monkeypatch.setattr(capabilities, "capability_problems",
+                        lambda caps, side, version: walks.append((side, version)) or original(caps, side, version))
+    caps = '{"tasks":true,"tools":{"listChanged":true}}'
+    old = f"# init 2025-06-18 C={caps} S={caps}\n"  # tasks is no capability of 2025-06-18: clean
+    assert cap(old + old) == [] and sorted(walks) == [("client", "2025-06-18"), ("server", "2025-06-18")]
+    new = f"# init 2025-11-25 C={caps} S={caps}\n"  # the same text is malformed from 2025-11-25
+    assert [code for _, code, _ in cap(new)] == ["CAP006", "CAP006"]
+
+
 def test_capability_shape_in_modern_requests_reported_once():
     bad = MODERN_META % '{"sampling":true}'
     text = f"""\

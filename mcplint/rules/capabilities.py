@@ -355,9 +355,25 @@ class CapabilityShape(Rule):
                                    "server/discover result")
 
     def _judge(self, record, caps, side, version, where):
-        problems = capability_problems(caps, side, version if isinstance(version, str) else None)
+        version = version if isinstance(version, str) else None
+        try:  # sessions declare the same capabilities verbatim: a clean text is not walked again
+            key = (side, version, orjson.dumps(caps))
+        except TypeError:
+            key = None
+        if key in _CLEAN_CAPS:
+            return
+        problems = capability_problems(caps, side, version)
         if problems:
             yield self.report(record, f"Malformed {side} capabilities in the {where}: " + "; ".join(problems))
+        elif key is not None:
+            if len(_CLEAN_CAPS) >= 1024:
+                _CLEAN_CAPS.clear()
+            _CLEAN_CAPS.add(key)
+
+
+#: (side, version, capabilities JSON text) that capability_problems() found clean (a pure
+#: function of these: problems are never cached, so their order and text stay the walk's)
+_CLEAN_CAPS: set[tuple] = set()
 
 
 # -- CAP007: refusing an undeclared feature -------------------------------------------------
