@@ -393,6 +393,11 @@ class Session:
         """A private dict a rule may keep per session (for facts nobody else needs)."""
         return self.state.setdefault(type(rule).__name__, {})
 
+    def kept_state(self, rule: object) -> Any:
+        """The rule's private dict if it made one, else an empty read-only one: reads without
+        making a dict (a finisher of a session that never used the rule's feature)."""
+        return self.state.get(type(rule).__name__, EMPTY)
+
 
 def client_ends(record: Record) -> bool:
     """Whether a comment record says the client ended the session: a reader's ending note by the

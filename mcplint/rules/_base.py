@@ -241,6 +241,12 @@ class Tracker:
         return facts
 
     @classmethod
+    def peek(cls, session: Session) -> Any:
+        """This family's facts of ``session`` if anything made them, else None (a finisher's
+        cheap way out: a session the family never saw has only the facts a new object has)."""
+        return session.state.get(cls)
+
+    @classmethod
     def dispatches(cls, kind: Kind, method: str | None, revision: str | None, modern: bool) -> bool:
         """Whether records of this kind and method in this revision (``modern``: of a 2026-07-28
         session, as it stands after the record) can change the facts: decided once per

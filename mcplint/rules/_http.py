@@ -351,6 +351,12 @@ def facts_of(session: Any) -> HttpFacts:
     return HttpTracker.of(session)
 
 
+def seen_facts(session: Any) -> HttpFacts | None:
+    """The session's HttpFacts if anything made them, else None: a session without HTTP
+    exchanges, whose facts would all be empty (no streams, no session id, nothing interrupted)."""
+    return HttpTracker.peek(session)
+
+
 def resumed_stream(http: dict, facts: HttpFacts) -> Stream | None:
     """The stream a GET with ``Last-Event-ID`` resumes (None when unknown)."""
     last = request_header(http, "last-event-id")

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, RequestEntry, Session
+from mcplint.analyzer import EMPTY, Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
@@ -171,7 +171,7 @@ class _Reissue(Rule):
         return ()
 
     def finish(self, session):
-        for retry in session.state.get((type(self), "retries"), {}).values():
+        for retry in session.state.get((type(self), "retries"), EMPTY).values():
             entry = retry.earlier
             if entry.pending and entry.cancel is None:
                 yield maybe_answered(self.describe(retry, "it was never answered"), entry)
@@ -367,8 +367,11 @@ class ListChangeWithoutNotification(Rule):
         listing.names, listing.record, listing.notified = names, record, False
 
     def finish(self, session):
+        listings = session.kept_state(self)
+        if not listings:
+            return
         for feature in FEATURES:
-            listing = session.state_for(self).get(feature.name)
+            listing = listings.get(feature.name)
             if listing is not None and listing.suspect is not None:
                 yield self._report(feature, *listing.suspect)
 

@@ -41,6 +41,7 @@ from mcplint.rules._http import (
     resumed_stream,
     running_alone,
     runs,
+    seen_facts,
     sent,
     shape,
     shown,
@@ -269,9 +270,9 @@ class SseResponseMissing(ExchangeRule):
             "client can resume it with GET and Last-Event-ID.")
 
     def finish(self, session):
-        facts = facts_of(session)
-        if session.modern:
-            return
+        facts = seen_facts(session)
+        if facts is None or not facts.interrupted or session.modern:
+            return  # every finding is of an interrupted stream
         seen = set()
         for key, stream in list(facts.interrupted.items()):
             entry = session.requests[Direction.C2S].get(key)
@@ -350,9 +351,10 @@ class SseUnrelatedMessages(ExchangeRule):
         yield from progress_on_other_stream(self, record, http, session)
 
     def finish(self, session):
-        if session.modern:
-            return
-        facts, arrived = facts_of(session), session.state_for(self)
+        facts = seen_facts(session)
+        if facts is None or not facts.streams or session.modern:
+            return  # every finding is of a GET stream
+        arrived = session.kept_state(self)
         candidates = None
         for stream in facts.streams.values():
             http = stream.record.http
@@ -580,8 +582,8 @@ class SessionDelete(ExchangeRule):
                                       "session ends", severity=Severity.ERROR, level="MUST")
 
     def finish(self, session):
-        facts = facts_of(session)
-        if facts.session_id is None or facts.delete_sent or facts.last is None or session.modern:
+        facts = seen_facts(session)
+        if facts is None or facts.session_id is None or facts.delete_sent or facts.last is None or session.modern:
             return
         if facts.session_id in facts.dead:
             return  # the server ended it

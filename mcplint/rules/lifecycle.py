@@ -254,10 +254,11 @@ class InitializedMissing(Rule):
         return ()
 
     def finish(self, session):
-        first = session.state_for(self).get("first")
+        state = session.kept_state(self)
+        first = state.get("first")
         if first is None or session.phase != Phase.INITIALIZED:
             return
-        short = session.messages - session.state_for(self)["at"] - 1 < _FEW
+        short = session.messages - state["at"] - 1 < _FEW
         yield self.report(first, f"Client went on with {first.method!r} after a successful initialize but "
                                  "never sent notifications/initialized",
                           confidence="low" if short else None,

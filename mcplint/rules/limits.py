@@ -87,6 +87,8 @@ class TrackingLimitReached(Rule):
         return Limits(self.max_answered, self.max_pending, self.max_tools, self.max_sessions)
 
     def finish(self, session):
+        if not session.limits_hit:
+            return
         hits = sorted(session.limits_hit.items(), key=lambda item: item[1].line)
         for name, record in hits:
             table, _, side = name.partition(":")
@@ -130,7 +132,7 @@ class LineLimitReached(Rule):
         return ()
 
     def finish(self, session):
-        state = session.state_for(self)
+        state = session.kept_state(self)
         record = state.get("first")
         if record is None:
             return

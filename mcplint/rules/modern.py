@@ -547,7 +547,7 @@ class DiscoverNotImplemented(Rule):
         yield self._finding(record, evidence)
 
     def finish(self, session):
-        pending = session.state_for(self).get("pending")
+        pending = session.kept_state(self).get("pending")
         evidence = ModernTracker.of(session).evidence if pending else None
         if evidence is not None:
             for record in pending:
@@ -687,7 +687,9 @@ class IdentityMeta(Rule):
         state[1] += 1
 
     def finish(self, session):
-        state = session.state_for(self)
+        state = session.kept_state(self)
+        if not state:
+            return  # no request or result without the info was noted
         for side, key, what in (("client", CLIENT_INFO, "request"), ("server", SERVER_INFO, "result")):
             first, count = state.get(side, (None, 0))
             if first is None or (side == "server" and state.get("server-warned")):

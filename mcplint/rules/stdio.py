@@ -198,7 +198,7 @@ class DirectionUnknown(Rule):
         return ()
 
     def finish(self, session):
-        state = session.state_for(self)
+        state = session.kept_state(self)
         if not state:
             return
         first, *later = state["records"]

@@ -35,10 +35,13 @@ def note_answer(state: dict, record: Record) -> None:
 
 def open_requests(session: Session, sender: Direction, state: dict) -> list[RequestEntry]:
     """``sender``'s requests with neither response nor cancellation, in arrival order."""
-    answered = state.get("answered", set())
-    undirected = state.get("undirected", set())
+    pending = session.pending.get(sender)
+    if not pending:
+        return []
+    answered = state.get("answered", ())
+    undirected = state.get("undirected", ())
     out = []
-    for key, entry in session.pending[sender].items():
+    for key, entry in pending.items():
         if entry.cancel is None and (sender, key) not in answered and key not in undirected:
             out.append(entry)
     out.sort(key=lambda e: e.record.seq)
@@ -161,7 +164,9 @@ class RequestUnanswered(_Unanswered):
         ignore_methods: frozenset[str] = frozenset()  # methods whose open requests are not reported
 
     def finish(self, session: Session) -> Iterator:
-        state = session.state_for(self)
+        if not session.pending.get(Direction.C2S):
+            return  # every finding is of a client request still pending (open_requests): none
+        state = session.kept_state(self)
         server_open = open_requests(session, Direction.S2C, state)
         stalled = [entry for entry in open_requests(session, Direction.C2S, state)
                    if entry.record.method not in LONG_LIVED and entry.record.method not in self.ignore_methods
@@ -207,7 +212,9 @@ class ServerRequestUnanswered(_Unanswered):
             "client cannot or will not serve it.")
 
     def finish(self, session: Session) -> Iterator:
-        state = session.state_for(self)
+        if not session.pending.get(Direction.S2C):
+            return  # every finding is of a server request still pending (open_requests): none
+        state = session.kept_state(self)
         server_open = open_requests(session, Direction.S2C, state)
         client_open = [e for e in open_requests(session, Direction.C2S, state)
                        if e.record.method not in LONG_LIVED]
