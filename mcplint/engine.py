@@ -120,9 +120,11 @@ class Engine:
         self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> bound check methods
         self._required = {r.code: sum(FEATURES[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
+        self._finishers_for: dict[tuple, tuple] = {}  # (version, modern) -> bound finish methods that apply
         self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
+        self._tracker_finishers = [t for t in self.trackers if getattr(type(t), "finish", None) is not Tracker.finish]
         self.crashes: list[str] = []
         self._seq = 0  # the next record's arrival number (Record.seq)
         self.taken = 0  # records taken from the streams (batches count once)
@@ -246,13 +248,19 @@ class Engine:
                 self._crashed(type(tracker).__name__, record.path, record.line, exc)
 
     def _finish(self, session: Session) -> Iterator[Finding]:
-        for rule in self._finishers:
-            if self.applies(rule, session.version, session.modern):
-                try:
-                    yield from rule.finish(session)
-                except Exception as exc:
-                    self._crashed(rule.code, session.path, 0, exc)
-        for tracker in self.trackers:
+        key = (session.version, session.modern)
+        finishers = self._finishers_for.get(key)
+        if finishers is None:
+            if len(self._finishers_for) > 256:  # odd versions: keep the cache bounded
+                self._finishers_for.clear()
+            finishers = self._finishers_for[key] = tuple(
+                rule.finish for rule in self._finishers if self.applies(rule, *key))
+        for finish in finishers:
+            try:
+                yield from finish(session)
+            except Exception as exc:
+                self._crashed(finish.__self__.code, session.path, 0, exc)
+        for tracker in self._tracker_finishers:
             try:
                 tracker.finish(session)
             except Exception as exc:

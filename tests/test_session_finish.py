@@ -6,6 +6,7 @@ keep every finding: each rule still reports at the edge of its gate."""
 from __future__ import annotations
 
 from mcplint.analyzer import Session
+from mcplint.engine import Engine
 from mcplint.model import Direction
 from mcplint.rules._http import HttpTracker
 from tests.ruledocs import run_transcript
@@ -47,3 +48,14 @@ def test_hx001_fires_when_only_the_client_has_a_request_open():
 def test_hx005_fires_when_only_the_server_has_a_request_open():
     found = run_transcript(INIT + ROOTS)
     assert [f.code for f in found if f.code in ("HX001", "HX005")] == ["HX005"]
+
+
+def test_applicable_finishers_are_decided_once_per_version_and_era(monkeypatch):
+    def asked(sessions: int) -> int:
+        engine, calls = Engine(), []
+        applies = engine.applies
+        monkeypatch.setattr(engine, "applies", lambda *args: calls.append(args) or applies(*args))
+        run_transcript((INIT + CALL + ANSWER) * sessions, engine)
+        return len(calls)
+
+    assert asked(3) == asked(1)  # a second session of the same version asks nothing again
