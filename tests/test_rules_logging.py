@@ -281,3 +281,20 @@ def test_every_early_log_without_capability_is_reported():
             'S→C {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},'
             '"serverInfo":{"name":"s","version":"1"}}}\n')
     assert lg(text) == [(2, "LG001", "error"), (3, "LG001", "error")]
+
+
+def test_log_threshold_is_not_looked_up_without_an_acknowledged_level(monkeypatch):
+    """LG004 reads the LoggingTracker facts without making them: a session that never set a
+    level pays nothing per log message; once a level is acknowledged it is judged."""
+    from mcplint.rules.logging import LoggingTracker
+    from tests.ruledocs import run_transcript
+
+    made = []
+    original = LoggingTracker.of.__func__
+    monkeypatch.setattr(LoggingTracker, "of", classmethod(lambda cls, s: made.append(1) or original(cls, s)))
+    log = 'S→C {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"x"}}\n'
+    init = '# init 2025-06-18 C={} S={"logging":{}}\n'
+    assert [f for f in run_transcript(init + log * 3) if f.code == "LG004"] == [] and made == []
+    set_level = ('C→S {"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"error"}}\n'
+                 'S→C {"jsonrpc":"2.0","id":1,"result":{}}\n')
+    assert [f.line for f in run_transcript(init + set_level + log) if f.code == "LG004"] == [4]

@@ -759,3 +759,13 @@ def test_required_tool_listed_beside_a_task_member_is_judged():
     listed = (c2s({"id": "a", "method": "tools/list", "params": {"task": {}}})
               + s2c({"id": "a", "result": {"tools": TOOLS, "task": task("L1")}}))
     assert codes(init() + listed + call(1, "build", augmented=False)) == [(2, "TK001"), (3, "TK004"), (4, "TK003")]
+
+
+def test_tk003_leaves_at_once_while_no_listed_tool_requires_a_task():
+    """TK003 runs on every tools/call request and response: without a task-required tool (the
+    TaskTracker notes them) it returns no generator to drain, just nothing."""
+    from types import SimpleNamespace
+
+    from mcplint.rules.tasks import RequiredToolInvokedWithoutTask
+
+    assert RequiredToolInvokedWithoutTask().check(None, SimpleNamespace(state={})) == ()

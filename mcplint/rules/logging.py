@@ -249,8 +249,9 @@ class LogBelowThreshold(Rule):
     hint = "Drop log messages below the level the client set with logging/setLevel."
 
     def check(self, record, session):
-        if not is_log(record):
-            return ()
+        facts = session.state.get(LoggingTracker)  # (read, not made: most sessions never set a level)
+        if facts is None or facts.level is None or not is_log(record):
+            return ()  # no level acknowledged: no threshold (LoggingTracker.threshold)
         level = params_of(record).get("level")
         threshold, source = LoggingTracker.threshold(session)
         if threshold is None or not is_level(level) or RANK[level] >= RANK[threshold]:

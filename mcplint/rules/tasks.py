@@ -596,7 +596,10 @@ class RequiredToolInvokedWithoutTask(TaskRule):
     def check(self, record, session):
         facts = session.state.get(TaskTracker)
         if facts is None or not facts.required_tools:
-            return  # the catalog has only tools from tools/list results, and none required tasks
+            return ()  # the catalog has only tools from tools/list results, and none required tasks
+        return self._judge(record, session)  # (a generator only where one may be needed)
+
+    def _judge(self, record, session):
         request = record if record.kind is Kind.REQUEST else record.request
         if request is None or is_augmented(request) or not tools_gate_open(session, request):
             return
