@@ -293,20 +293,22 @@ def _sample_values() -> list[tuple[tuple, object]]:
     from mcplint.engine import Engine
     from mcplint.rules import schema
 
-    seen, original = [], schema.validate
+    seen, original, acceptor = [], schema.validate, schema.acceptor
 
     def spy(entry, value, base):
         seen.append((entry, value))
         return original(entry, value, base)
 
     schema.validate = spy
+    schema.acceptor = lambda *key: None  # every value to validate(), none to the acceptors
+    schema._acceptors.clear()
     schema._verbatim.clear()  # results validated before (other tests) would not pass the spy
     try:
         for path in sorted(SAMPLES.iterdir()):
             if path.suffix in (".mcplog", ".jsonl", ".log", ".json", ".har", ".transcript"):
                 list(Engine().lint_stream(io.BytesIO(path.read_bytes()), path.name))
     finally:
-        schema.validate = original
+        schema.validate, schema.acceptor = original, acceptor
     return seen
 
 
@@ -365,3 +367,126 @@ def test_quick_pass_never_accepts_what_the_wire_type_refuses(data):
     mutated = _mutate(value, data)
     if _accepts(entry[3], mutated):
         assert _accepts(entry[0], mutated), mutated
+
+
+# -- the compiled acceptors (sure acceptance before any validator) ---------------------------------
+def _acceptor(entry):
+    from mcplint.rules.schema import _quick
+    from mcplint.rules._shapes import acceptor
+
+    accepts = acceptor(_quick(entry[0].core_schema))
+    assert accepts is not None
+    return accepts
+
+
+def test_every_method_has_an_acceptor():
+    for kind, table in surface().maps.items():
+        for method, version in table:
+            entry = surface().adapter(kind, method, version)
+            if entry is not None:
+                _acceptor(entry)
+
+
+def test_acceptors_take_ordinary_messages():
+    if not _CORPUS:
+        _CORPUS.extend(_corpus())
+    for entry, value in _CORPUS:
+        assert _acceptor(entry)(value) == _accepts(entry[3], value), value
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_an_acceptor_never_accepts_what_the_quick_pass_refuses(data):
+    if not _CORPUS:
+        _CORPUS.extend(_corpus())
+    entry, value = data.draw(st.sampled_from(_CORPUS))
+    mutated = _mutate(value, data)
+    if _acceptor(entry)(mutated):
+        assert _accepts(entry[3], mutated), mutated
+
+
+_PROGRESS = {"progressToken": 1, "progress": 1, "total": 2, "message": "m"}
+_TEXT = {"content": [{"type": "text", "text": "x"}]}
+
+
+@pytest.mark.parametrize(("kind", "method", "value", "accepted"), [
+    ("notification", "notifications/progress", _PROGRESS, True),
+    ("notification", "notifications/progress", {**_PROGRESS, "progress": True}, False),  # bool is no number
+    ("notification", "notifications/progress", {**_PROGRESS, "progress": 2**1024}, False),  # no float
+    ("notification", "notifications/progress", {**_PROGRESS, "progress": 2**63}, True),
+    ("notification", "notifications/progress", {**_PROGRESS, "progressToken": 1.0}, False),
+    ("notification", "notifications/progress", {**_PROGRESS, "message": None}, True),
+    ("notification", "notifications/progress", {**_PROGRESS, "total": "2"}, False),
+    ("notification", "notifications/progress", {"progressToken": 1, "extra": 1}, False),  # progress missing
+    ("notification", "notifications/progress", {"progressToken": 1, "progress": 1, "x": []}, True),
+    ("notification", "notifications/message", {"level": "info", "data": None}, True),
+    ("notification", "notifications/message", {"level": "loud", "data": 1}, False),  # literal
+    ("notification", "notifications/message", {"level": "info"}, False),  # data (Any) is required
+    ("result", "tools/call", _TEXT, True),
+    ("result", "tools/call", {"content": [{"type": "txt", "text": "x"}]}, False),  # unknown tag
+    ("result", "tools/call", {"content": [{"type": "text", "text": 1}]}, False),
+    ("result", "tools/call", {"content": [{"type": "text", "text": "x",
+                                           "annotations": {"priority": 1.5}}]}, False),  # le 1
+    ("result", "tools/call", {"content": [{"type": "text", "text": "x",
+                                           "annotations": {"priority": float("nan")}}]}, False),
+    ("result", "tools/call", {"content": [{"type": "text", "text": "x",
+                                           "annotations": {"priority": 1}}]}, True),
+    ("result", "tools/call", {**_TEXT, "isError": 0}, False),
+    ("result", "completion/complete", {"completion": {"values": ["a"] * 100}, "resultType": "complete"}, True),
+    ("result", "completion/complete", {"completion": {"values": ["a"] * 101}, "resultType": "complete"},
+     False),  # max_length in 2026-07-28
+])
+def test_acceptor_edges(kind, method, value, accepted):
+    entry = surface().adapter(kind, method, "2026-07-28" if method == "completion/complete" else "2025-11-25")
+    assert _acceptor(entry)(value) is accepted
+    assert _accepts(entry[3], value) is accepted
+
+
+def test_a_recursive_definition_is_accepted_only_so_deep():
+    from pydantic_core import SchemaValidator
+
+    from mcplint.rules._shapes import MAX_DEPTH, acceptor
+
+    ref = {"type": "definition-ref", "schema_ref": "J"}
+    schema = {"type": "definitions", "schema": {"type": "dict", "keys_schema": {"type": "str"}, "values_schema": ref},
+              "definitions": [{"type": "nullable", "ref": "J", "schema": {"type": "union", "choices": [
+                  {"type": "list", "items_schema": ref}, {"type": "str"}, {"type": "int"}]}}]}
+    accepts, validator = acceptor(schema), SchemaValidator(schema)
+
+    def nested(depth):
+        value = 1
+        for _ in range(depth):
+            value = [value]
+        return {"a": value, "b": None}
+
+    for depth in (0, 3, MAX_DEPTH - 1):
+        assert accepts(nested(depth)) and _accepts(validator, nested(depth))
+    assert not accepts(nested(MAX_DEPTH + 5))  # the validator decides
+    assert not accepts({"a": [1.5]}) and not _accepts(validator, {"a": [1.5]})
+
+
+def test_schema_rules_skip_methods_nothing_judges_but_not_an_unknown_revision():
+    from mcplint.engine import Engine
+    from mcplint.model import Kind
+    from mcplint.rules.schema import NotificationParamsSchema, RequestParamsSchema, ResultSchema
+
+    assert not RequestParamsSchema.dispatches(Kind.REQUEST, "initialize", "2025-11-25", False)  # LC003
+    assert not ResultSchema.dispatches(Kind.RESULT, "initialize", "2025-11-25", False)  # LC004
+    assert not RequestParamsSchema.dispatches(Kind.REQUEST, "x/custom", None, False)
+    assert not NotificationParamsSchema.dispatches(Kind.NOTIFICATION, "notifications/tasks/status", "2025-11-25",
+                                                   False)
+    assert RequestParamsSchema.dispatches(Kind.REQUEST, "tools/call", None, False)
+    assert Engine  # the edge: no negotiated revision, the era's newest shapes judge the records
+    text = (req(1, "tools/call", {"name": 5})
+            + line("S→C", {"jsonrpc": "2.0", "method": "notifications/progress",
+                           "params": {"progressToken": 1, "progress": "x"}})
+            + res(1, {"content": [{"type": "text", "text": 1}]}))
+    assert messages(text) == ["tools/call: params.name must be a string, not an integer",
+                              "notifications/progress: params.progress must be a number, not a string",
+                              "Result of tools/call: result.content[0].text must be a string, not an integer"]
+
+
+def test_params_required_but_absent_are_still_reported():
+    text = init("2025-11-25") + req(1, "tools/call") + req(2, "resources/read")
+    assert messages(text) == ["tools/call: params is required but missing",
+                              "resources/read: params is required but missing"]

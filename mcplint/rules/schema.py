@@ -8,6 +8,10 @@ older ones (checked against ``shared/spec/*/schema.json``), so an older message 
 a field that only exists later. Narrowings of older revisions (a content block type that a
 revision does not know yet, ...) are judged by their own rules.
 
+Most values never reach pydantic: a plain-Python acceptor compiled from the same schema
+(:mod:`mcplint.rules._shapes`) settles the everyday ones (:func:`acceptor`), and only what it
+cannot vouch for is validated (and explained).
+
 The package lacks ``tasks/*`` (2025-11-25): those methods, and task-augmented results, are left
 to the task rules. Validation errors that a more specific rule already reports are not repeated:
 see :data:`OWNED` (each entry names the rules that own a path; it only applies while one of
@@ -35,6 +39,7 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
+from mcplint.rules._shapes import acceptor as compile_acceptor
 
 _SCHEMA = "schema"
 #: findings per message and rule, beyond which one summary line stands for the rest
@@ -190,7 +195,12 @@ def shape_revision(record, session) -> str | None:
     """The revision whose shapes apply: the record's, else its era's newest."""
     if record.revision is not None:
         return record.revision
-    return protocol.V2026_07_28 if session.modern else protocol.LATEST_LEGACY
+    return newest(session.modern)
+
+
+def newest(modern: bool) -> str:
+    """The newest revision of an era (whose shapes apply to records of no known revision)."""
+    return protocol.V2026_07_28 if modern else protocol.LATEST_LEGACY
 
 
 # -- pydantic errors -> plain findings ---------------------------------------------------------
@@ -327,6 +337,28 @@ def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
     except surface().ValidationError as exc:
         return collapse(exc.errors(include_url=False), base)
     return []
+
+
+# -- sure acceptance, compiled ----------------------------------------------------------------
+_acceptors: dict[tuple, tuple | None] = {}
+
+
+def acceptor(kind: str, method: str, revision: str) -> tuple | None:
+    """``(accepts, params_required)`` for what :func:`judge` finds: ``accepts(value)`` is true
+    only for values the quick validator accepts (:mod:`mcplint.rules._shapes`), so that
+    :func:`validate` would find nothing. None: nothing to judge, or no acceptor."""
+    key = (kind, method, revision)
+    try:
+        return _acceptors[key]
+    except KeyError:
+        pass
+    entry, found = judge(kind, method, revision), None
+    if entry is not None and entry[3] is not None:
+        accepts = compile_acceptor(_quick(entry[0].core_schema))
+        found = None if accepts is None else (accepts, entry[1])
+    if method in protocol.METHODS:  # custom method names are unbounded
+        _acceptors[key] = found
+    return found
 
 
 #: Results of these methods repeat verbatim (each session lists the same catalog) and are the
@@ -521,7 +553,15 @@ class SchemaRule(Rule):
     def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
         raise NotImplementedError
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        # every finding needs an entry of judge() for the method (see issues_of): records of
+        # custom methods, tasks/*, methods the revision lacks or another rule judges whole
+        # (initialize...) cannot draw one
+        return method is not None and judge(cls.surface_kind, method, revision or newest(modern)) is not None
+
     def check(self, record, session):
+        """Findings of the issues :meth:`issues_of` finds (the rules' fast paths come first)."""
         found = self.issues_of(record, session)
         if not found or not found[2]:
             return ()
@@ -542,22 +582,34 @@ class SchemaRule(Rule):
         return ()
 
 
-def _params_issues(record, session, kind: str) -> tuple[str, list[Issue]] | None:
-    method = record.method
-    if method is None or "params" in record.msg and not isinstance(record.params, dict):
-        return None  # a non-object params is JR007
-    entry = judge(kind, method, record.revision or shape_revision(record, session))
-    if entry is None:
-        return None  # custom method, tasks/*, a method the revision lacks (SV004), initialize
-    _, required, type_name, _ = entry
-    if "params" not in record.msg:
-        return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
-            if required else None
-    return method, type_name, validate(entry, record.params, ("params",))
+class ParamsSchemaRule(SchemaRule):
+    """SV001/SV002: params of a request or notification."""
+
+    def check(self, record, session):
+        revision = record.revision or newest(session.modern)
+        key = (self.surface_kind, record.method, revision)
+        sure = _acceptors.get(key) or acceptor(*key)
+        params = record.params
+        if sure is not None and (sure[0](params) if type(params) is dict else params is None and not sure[1]):
+            return ()  # the usual case: params surely accepted, or none where none are due
+        return SchemaRule.check(self, record, session)
+
+    def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
+        method = record.method
+        if method is None or "params" in record.msg and not isinstance(record.params, dict):
+            return None  # a non-object params is JR007
+        entry = judge(self.surface_kind, method, record.revision or shape_revision(record, session))
+        if entry is None:
+            return None  # custom method, tasks/*, a method the revision lacks (SV004), initialize
+        _, required, type_name, _ = entry
+        if "params" not in record.msg:
+            return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
+                if required else None
+        return method, type_name, validate(entry, record.params, ("params",))
 
 
 @rule
-class RequestParamsSchema(SchemaRule):
+class RequestParamsSchema(ParamsSchemaRule):
     """Checks request params against the method's definition in the revision in effect."""
 
     code, name = "SV001", "request-params-schema"
@@ -566,12 +618,9 @@ class RequestParamsSchema(SchemaRule):
     surface_kind = "request"
     hint = "Send the params the method's definition requires, with the types it names."
 
-    def issues_of(self, record, session):
-        return _params_issues(record, session, "request")
-
 
 @rule
-class NotificationParamsSchema(SchemaRule):
+class NotificationParamsSchema(ParamsSchemaRule):
     """Checks notification params against the notification's definition in the revision in effect."""
 
     code, name = "SV002", "notification-params-schema"
@@ -579,9 +628,6 @@ class NotificationParamsSchema(SchemaRule):
     kinds = NOTIFICATIONS
     surface_kind = "notification"
     hint = "Send the params the notification's definition requires, with the types it names."
-
-    def issues_of(self, record, session):
-        return _params_issues(record, session, "notification")
 
 
 def is_task_result(result: dict, request, revision: str | None) -> bool:
@@ -598,6 +644,16 @@ class ResultSchema(SchemaRule):
     kinds = frozenset({Kind.RESULT})
     surface_kind = "result"
     hint = "Return the result the request's method defines (see the schema of the revision in effect)."
+
+    def check(self, record, session):
+        request, msg = record.request, record.msg
+        result = msg.get("result") if type(msg) is dict else None
+        if request is not None and type(result) is dict and request.method not in VERBATIM:
+            key = ("result", request.method, record.revision or newest(session.modern))
+            sure = _acceptors.get(key) or acceptor(*key)
+            if sure is not None and sure[0](result):
+                return ()  # the usual case: surely accepted (whatever the gates below say)
+        return SchemaRule.check(self, record, session)
 
     def issues_of(self, record, session):
         request = record.request

@@ -1,0 +1,258 @@
+"""A first pass of schema validation compiled to plain Python: sure acceptance of common values.
+
+:func:`acceptor` compiles a pydantic-core schema (as ``schema.quick_validator`` builds it) into a
+Python function ``accepts(value)`` that returns True only for values the strict validator
+of that schema accepts; False means "ask the validator" (it may accept too). On the small flat
+objects of everyday traffic (progress, log messages, tool calls and their text results) this is a
+handful of dict lookups and type tests, several times cheaper than a pydantic-core call.
+
+The node types it knows (anything else: :class:`Unsupported`, no acceptor) and how each accepts,
+on JSON-decoded values (object keys are strings; ``bool`` is not an ``int``):
+
+- ``any``: anything; ``str``/``bool``/``none``: that exact type; ``int``: an ``int`` within its
+  bounds; ``float``: a ``float``, or an ``int`` below 2**64 (a strict float refuses integers of
+  2**1024 and up), within its bounds (bounded: finite values below 2**53 only, so comparisons
+  are exact); ``literal``: one of the expected values, of the same type;
+- ``model-fields``: a ``dict`` with every required field, each present field accepted, no key
+  beyond the fields when extra members are forbidden (``default`` marks an optional field;
+  when the object holds exactly the required members, no optional one is looked up);
+- ``list``: a ``list`` within its length bounds whose items are all accepted; ``dict``: a
+  ``dict`` whose values are all accepted;
+- ``nullable``: None or the inner value; ``union``: any arm; ``tagged-union`` (by ``type``):
+  the arm its ``type`` names;
+- ``definitions``/``definition-ref``: a function per definition; a recursive one accepts at most
+  :data:`MAX_DEPTH` levels (the validator has its own recursion limit).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Any
+
+#: levels of a recursive definition (JSON values nested in JSON values) accepted without the validator
+MAX_DEPTH = 32
+#: integers a strict ``float`` takes whatever their value; bounded floats compare exactly below 2**53
+_FLOAT_INTS, _EXACT = 2**64, 2**53
+_SCALAR_TYPES = {str: "str", int: "int", bool: "bool"}
+
+
+class Unsupported(Exception):
+    """The schema has a node the compiler does not know: no acceptor."""
+
+
+class Recursive(Exception):
+    """A definition refers to itself: compile again with depth counting."""
+
+
+class _Missing:
+    """An absent member (a type no JSON value has)."""
+
+
+MISSING = _Missing()
+
+# the keys a node may carry, per node type (anything else: Unsupported)
+_META = {"type", "ref", "metadata", "serialization"}
+_KEYS = {
+    "any": set(), "str": set(), "bool": set(), "none": set(), "int": {"ge", "le", "gt", "lt"},
+    "float": {"ge", "le", "gt", "lt"}, "literal": {"expected"}, "nullable": {"schema"},
+    "default": {"schema", "default"}, "list": {"items_schema", "min_length", "max_length"},
+    "dict": {"keys_schema", "values_schema"}, "union": {"choices"},
+    "tagged-union": {"choices", "discriminator"}, "definitions": {"schema", "definitions"},
+    "definition-ref": {"schema_ref"},
+    "model-fields": {"fields", "extra_behavior", "model_name", "computed_fields"},
+}
+_FIELD_KEYS = {"type", "schema", "validation_alias", "serialization_alias", "metadata"}
+_BOUNDS = {"ge": ">=", "le": "<=", "gt": ">", "lt": "<"}
+
+
+class _Compiler:
+    """Inline expressions per node; a function per list item, dict value, tagged union and
+    definition. With ``depth`` (a definition is recursive) every function is ``f(v, d)``, ``d``
+    counting the recursive levels entered; else ``f(v)``."""
+
+    def __init__(self, depth: bool = False) -> None:
+        self.depth = depth  # functions take the depth (a definition is recursive)
+        self.args = "v, d" if depth else "v"
+        self.lines: list[str] = []
+        self.names: dict[str, Any] = {"MISSING": MISSING, "repeat": itertools.repeat}
+        self.defs: dict[str, dict] = {}
+        self.def_fns: dict[str, str] = {}
+        self.recursive: set[str] = set()
+        self.compiling: list[str] = []
+        self.functions: list[str] = []  # the tagged unions' and definitions' functions
+        self.count = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def const(self, value: Any) -> str:
+        name = self.fresh("K")
+        self.names[name] = value
+        return name
+
+    def emit(self, name: str, body: str) -> None:
+        self.lines.append(f"def {name}({self.args}):\n    return {body}")
+
+    def call(self, name: str, x: str) -> str:
+        return f"{name}({x}, d)" if self.depth else f"{name}({x})"
+
+    def each(self, body: str, items: str) -> str:
+        """An expression true when ``body`` (an expression of ``v``) holds for every item."""
+        name = next((n for n in self.functions if body == self.call(n, "v")), None)
+        if name is None:  # a function of its own, unless body just calls one
+            name = self.fresh("f")
+            self.emit(name, body)
+        return f"all(map({name}, {items}, repeat(d)))" if self.depth else f"all(map({name}, {items}))"
+
+    def expr(self, node: Any, x: str) -> str:
+        """An expression that is true only if the value held by the variable ``x`` is accepted.
+        Every expression reads ``x`` first where ``x`` first appears in its text (a model binds
+        a member's value there)."""
+        if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+            raise Unsupported(node)
+        kind = node["type"]
+        if kind not in _KEYS or set(node) - _META - _KEYS[kind]:
+            raise Unsupported(kind)
+        if "ref" in node and kind != "definitions":
+            self.defs.setdefault(node["ref"], node)
+        if kind == "any":
+            return "True"
+        if kind in ("str", "bool"):
+            return f"type({x}) is {kind}"
+        if kind == "none":
+            return f"{x} is None"
+        if kind in ("int", "float"):
+            return self._number(node, x)
+        if kind == "literal":
+            expected = node["expected"]
+            types = {type(value) for value in expected}
+            if len(types) != 1 or next(iter(types)) not in _SCALAR_TYPES:
+                raise Unsupported(expected)
+            return f"(type({x}) is {_SCALAR_TYPES[types.pop()]} and {x} in {self.const(frozenset(expected))})"
+        if kind == "nullable":
+            return f"({x} is None or {self.expr(node['schema'], x)})"
+        if kind == "default":  # outside a model's fields: the value is there, judge it
+            return self.expr(node["schema"], x)
+        if kind == "definitions":
+            for definition in node["definitions"]:
+                self.defs[definition["ref"]] = definition
+            return self.expr(node["schema"], x)
+        if kind == "definition-ref":
+            return self.call(self.definition(node["schema_ref"]), x)
+        return getattr(self, "_" + kind.replace("-", "_"))(node, x)
+
+    def _number(self, node: dict, x: str) -> str:
+        bounds = [(op, node[key]) for key, op in _BOUNDS.items() if key in node]
+        if any(type(limit) not in (int, float) for _, limit in bounds):
+            raise Unsupported(bounds)
+        if node["type"] == "int":
+            typed = f"type({x}) is int"
+        elif bounds:
+            typed = f"(type({x}) is float or type({x}) is int) and -{_EXACT} < {x} < {_EXACT}"
+        else:
+            typed = f"(type({x}) is float or type({x}) is int and -{_FLOAT_INTS} < {x} < {_FLOAT_INTS})"
+        return "(" + " and ".join([typed] + [f"{x} {op} {limit!r}" for op, limit in bounds]) + ")"
+
+    def definition(self, ref: str) -> str:
+        name = self.def_fns.get(ref)
+        if name is not None:
+            if ref in self.compiling:
+                self.recursive.add(ref)
+            return name
+        if ref not in self.defs:
+            raise Unsupported(ref)
+        name = self.def_fns[ref] = self.fresh("r")
+        self.compiling.append(ref)
+        body = self.expr({k: v for k, v in self.defs[ref].items() if k != "ref"}, "v")
+        self.compiling.pop()
+        if ref in self.recursive and not self.depth:
+            raise Recursive(ref)
+        if ref in self.recursive:  # one level deeper for everything it calls
+            self.lines.append(f"def {name}(v, d):\n    d += 1\n    return d <= {MAX_DEPTH} and {body}")
+        else:
+            self.emit(name, body)
+        self.functions.append(name)
+        return name
+
+    def _model_fields(self, node: dict, x: str) -> str:
+        extra = node.get("extra_behavior", "ignore")
+        if extra not in ("ignore", "allow", "forbid"):
+            raise Unsupported(extra)
+        required, optional, keys = [f"type({x}) is dict"], [], []
+        for name, field in node["fields"].items():
+            if field.get("type") != "model-field" or set(field) - _FIELD_KEYS:
+                raise Unsupported(field)
+            key = field.get("validation_alias", name)
+            if not isinstance(key, str):
+                raise Unsupported(key)
+            keys.append(key)
+            schema = field["schema"]
+            optional_field = schema.get("type") == "default"
+            y = self.fresh("x")
+            judged = self.expr(schema["schema"] if optional_field else schema, y)
+            if judged != "True":  # the member's value is bound where the expression first reads it
+                judged = re.sub(rf"\b{y}\b", f"({y} := {x}[{key!r}])", judged, count=1)
+            if not optional_field:
+                required.append(f"{key!r} in {x}" + ("" if judged == "True" else f" and {judged}"))
+            elif judged != "True":
+                optional.append(f"({key!r} not in {x} or {judged})")
+        if extra == "forbid":
+            optional.append(f"{x}.keys() <= {self.const(frozenset(keys))}")
+        if optional:  # the required members all there and nothing else: no optional one to judge
+            required.append(f"(len({x}) == {len(required) - 1} or {' and '.join(optional)})")
+        return "(" + " and ".join(required) + ")"
+
+    def _list(self, node: dict, x: str) -> str:
+        parts = [f"type({x}) is list"]
+        if "min_length" in node:
+            parts.append(f"len({x}) >= {int(node['min_length'])}")
+        if "max_length" in node:
+            parts.append(f"len({x}) <= {int(node['max_length'])}")
+        items = self.expr(node["items_schema"], "v")
+        if items != "True":
+            parts.append(self.each(items, x))
+        return "(" + " and ".join(parts) + ")"
+
+    def _dict(self, node: dict, x: str) -> str:
+        if node["keys_schema"] != {"type": "str"}:
+            raise Unsupported(node)
+        values = self.expr(node["values_schema"], "v")
+        if values == "True":
+            return f"type({x}) is dict"
+        return f"(type({x}) is dict and {self.each(values, f'{x}.values()')})"
+
+    def _union(self, node: dict, x: str) -> str:
+        arms = [self.expr(c[0] if isinstance(c, (tuple, list)) else c, x) for c in node["choices"]]
+        return "True" if "True" in arms else "(" + " or ".join(arms) + ")"
+
+    def _tagged_union(self, node: dict, x: str) -> str:
+        if node["discriminator"] != "type" or not all(isinstance(tag, str) for tag in node["choices"]):
+            raise Unsupported(node["discriminator"])
+        name = self.fresh("t")
+        body = ["t = v.get('type')", "if type(t) is not str:", "    return False"]
+        for tag, choice in node["choices"].items():
+            body += [f"if t == {tag!r}:", f"    return {self.expr(choice, 'v')}"]
+        self.lines.append(f"def {name}({self.args}):\n    if type(v) is not dict:\n        return False\n    "
+                          + "\n    ".join(body) + "\n    return False")
+        self.functions.append(name)
+        return self.call(name, x)
+
+
+def acceptor(core_schema: dict):
+    """``accepts(value)`` for ``core_schema`` (see the module docstring), or None when the
+    schema has a node the compiler does not know."""
+    for depth in (False, True):
+        compiler = _Compiler(depth)
+        try:
+            body = compiler.expr(core_schema, "v")
+        except Recursive:
+            continue
+        except (Unsupported, KeyError, TypeError, AttributeError, ValueError):
+            return None
+        compiler.lines.append(f"def accepts(v):\n    d = 0\n    return {body}")
+        namespace = dict(compiler.names)
+        exec(compile("\n".join(compiler.lines), "<acceptor>", "exec"), namespace)  # noqa: S102
+        return namespace["accepts"]
+    return None
