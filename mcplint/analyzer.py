@@ -457,11 +457,11 @@ class ProgressRef:
 
 def progress_ref(record: Record, session) -> ProgressRef | None:
     """Resolve the token of a progress notification; None when it has no token or no direction."""
-    params = record.params if isinstance(record.params, dict) else {}
-    if record.direction is None or "progressToken" not in params:
+    params = record.params
+    if record.direction is None or not isinstance(params, dict) or "progressToken" not in params:
         return None
     token = params["progressToken"]
-    key = id_key(token)
+    key = ("int", token) if type(token) is int else id_key(token)
     requester = record.direction.other
     live = session.tokens.get(requester, EMPTY).get(key)
     finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
@@ -555,6 +555,8 @@ def head_answers(head: str) -> tuple[bool, Any]:
     return (True, request_id) if what == "response" else (False, None)
 
 
+_KNOWN_VERSIONS = frozenset(protocol.VERSIONS)
+
 #: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
 _ONLY_SENDER = {method: next(iter(spec.senders)) for method, spec in protocol.METHODS.items()
                 if len(spec.senders) == 1}
@@ -612,7 +614,7 @@ class Analyzer:
             return current
         if record.kind is _REQUEST and record.direction is not _S2C and current.messages:
             starts_legacy = record.method == "initialize"
-            starts_modern = is_modern_request(record) and current.era == "legacy"
+            starts_modern = current.era == "legacy" and is_modern_request(record)
             if starts_legacy or starts_modern:
                 self.closed.append(current)
                 current = self.current = self._new_session()
@@ -636,7 +638,7 @@ class Analyzer:
                 return only
             if session is None:
                 return None
-            params = record.params if isinstance(record.params, dict) else {}
+            params = record.params if isinstance(record.params, dict) else EMPTY
             if record.method == "notifications/cancelled":
                 return self._owner_of(session, params.get("requestId"))
             if record.method == "notifications/progress":
@@ -656,7 +658,7 @@ class Analyzer:
 
     @staticmethod
     def _owner_of(session: Session, request_id: Any) -> Direction | None:
-        key = id_key(request_id)
+        key = ("int", request_id) if type(request_id) is int else id_key(request_id)
         pending = session.pending
         in_c = key in pending.get(_C2S, EMPTY)
         in_s = key in pending.get(_S2C, EMPTY)
@@ -678,7 +680,7 @@ class Analyzer:
 
     @staticmethod
     def _token_owner(session: Session, token: Any) -> Direction | None:
-        key = id_key(token)
+        key = ("int", token) if type(token) is int else id_key(token)
         tokens, finished = session.tokens, session.finished_tokens
         in_c = key in tokens.get(_C2S, EMPTY) or key in finished.get(_C2S, EMPTY)
         in_s = key in tokens.get(_S2C, EMPTY) or key in finished.get(_S2C, EMPTY)
@@ -689,60 +691,70 @@ class Analyzer:
     # -- observe: facts before judgement -----------------------------------------------------
     def observe(self, record: Record) -> Session:
         """Attach session, direction, version and request-matching facts to ``record``."""
-        message = record.kind in MESSAGE_KINDS
-        if record.direction is None and message:
-            record.direction = self.infer_direction(record, self.current if record.session_key is None
-                                                    else self.keyed.get(record.session_key))
+        kind = record.kind
+        message = kind in MESSAGE_KINDS
+        if message and record.direction is None:
+            key = record.session_key
+            record.direction = self.infer_direction(record, self.current if key is None else self.keyed.get(key))
             record.direction_observed = False
-        if record.parent is None:
-            session = self._session_for(record)
+        parent = record.parent
+        if parent is not None:
+            session = parent.session
+        elif kind is not _REQUEST and record.session_key is None and self.current is not None:
+            session = self.current  # only a request can start a session (_session_for)
         else:
-            session = record.parent.session
+            session = self._session_for(record)
         record.session = session
         if session.first_record is None:
             session.first_record = record
         if message:
-            self._observe_message(record, session)
+            self._observe_message(record, session, kind)
         else:
-            record.version = self._legacy_version(session, record)
-        record.revision = protocol.nearest_known(record.version, session.modern if session.era else None)
-        if record.revision is None and session.modern:
-            record.revision = protocol.V2026_07_28
+            record.version = session.version or session.requested_version or self.protocol_version
+        version, era = record.version, session.era
+        if version is None or version in _KNOWN_VERSIONS:
+            revision = version
+        else:
+            revision = protocol.nearest_known(version, era == "modern" if era else None)
+        if revision is None and era == "modern":
+            revision = protocol.V2026_07_28
+        record.revision = revision
         return session
 
-    def _observe_message(self, record: Record, session: Session) -> None:
+    def _observe_message(self, record: Record, session: Session, kind: Kind) -> None:
         direction = record.direction
         if direction is not None and direction not in session.first_message:
             session.first_message[direction] = record
-            if session.messages == 0 and not (record.kind is _REQUEST and (
+            if session.messages == 0 and not (kind is _REQUEST and (
                     record.method == "initialize" or is_modern_request(record, strict=False))):
                 session.midstream = True
-        kind = record.kind
-        if kind is _NOTIFICATION and record.method == "notifications/progress":
-            record.target = ref = progress_ref(record, session)
-            if ref is not None and ref.live is not None and ref.live.cancel is not None:
-                record.answer = "after-cancel"  # progress for a request its sender cancelled
         if kind is _REQUEST:
-            if session.era is None:
+            era = session.era
+            if era is None:
                 if record.method == "initialize":
-                    session.era = "legacy"
+                    era = session.era = "legacy"
                 elif is_modern_request(record, strict=False):
-                    session.era = "modern"
-            if session.modern and direction is _C2S:
+                    era = session.era = "modern"
+            if era == "modern" and direction is _C2S:
                 record.version = _modern_version(record) or session.version
             else:
-                record.version = self._legacy_version(session, record)
-            if session.era is None and direction is not None and record.method is not None \
+                record.version = session.version or session.requested_version or self.protocol_version
+            if era is None and direction is not None and record.method is not None \
                     and record.method in protocol.METHODS:
                 session.era = "legacy"
-        elif kind is _RESULT or kind is _ERROR:
-            self._match_response(record, session)
-            if record.request is not None and record.request.version:
-                record.version = record.request.version
-            else:
-                record.version = self._legacy_version(session, record)
+        elif kind is _NOTIFICATION:
+            if record.method == "notifications/progress":
+                record.target = ref = progress_ref(record, session)
+                if ref is not None and ref.live is not None and ref.live.cancel is not None:
+                    record.answer = "after-cancel"  # progress for a request its sender cancelled
+            record.version = session.version or session.requested_version or self.protocol_version
         else:
-            record.version = self._legacy_version(session, record)
+            self._match_response(record, session)
+            request = record.request
+            if request is not None and request.version:
+                record.version = request.version
+            else:
+                record.version = session.version or session.requested_version or self.protocol_version
 
     def _legacy_version(self, session: Session, record: Record) -> str | None:
         if session.version:
@@ -771,8 +783,8 @@ class Analyzer:
             else:
                 record.answer = "unknown-direction"
             return
-        asker = direction.other
-        key = id_key(record.id)
+        rid = record.id
+        asker, key = direction.other, ("int", rid) if type(rid) is int else id_key(rid)
         entry = session.requests.get(asker, EMPTY).get(key) or session.pending.get(asker, EMPTY).get(key)
         if entry is not None:
             if type(entry) is Answered:  # details forgotten: only the facts of the answer are left
@@ -807,39 +819,45 @@ class Analyzer:
     def commit(self, record: Record) -> None:
         session: Session = record.session
         session.last_record = record
-        if record.kind not in MESSAGE_KINDS:
-            if record.kind is _COMMENT and session.client_closed is None and client_ends(record):
+        kind = record.kind
+        if kind is _REQUEST:
+            session.messages += 1
+            direction = record.direction
+            if direction is not None:
+                self._commit_request(record, session, direction)
+            elif record.has_id:
+                session.undirected[id_key(record.id)] = RequestEntry(record)
+        elif kind is _NOTIFICATION:
+            session.messages += 1
+            if record.direction is not None:
+                self._commit_notification(record, session, record.direction)
+        elif kind is _RESULT or kind is _ERROR:
+            session.messages += 1
+            self._commit_response(record, session)
+        else:
+            if kind is _COMMENT and session.client_closed is None and client_ends(record):
                 session.client_closed = record
-            if record.kind is _INVALID and record.has_id:
+            if kind is _INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
-            if record.kind is _MALFORMED or record.kind is _INVALID:
+            if kind is _MALFORMED or kind is _INVALID:
                 session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
                 if "oversized" in record.flags:
                     self._commit_oversized(record, session)
-            return
-        session.messages += 1
-        direction = record.direction
-        kind = record.kind
-        if kind is _REQUEST and direction is not None:
-            self._commit_request(record, session, direction)
-        elif kind is _REQUEST and record.has_id:
-            session.undirected[id_key(record.id)] = RequestEntry(record)
-        elif kind is _RESULT or kind is _ERROR:
-            self._commit_response(record, session)
-        elif kind is _NOTIFICATION and direction is not None:
-            self._commit_notification(record, session, direction)
 
     def _commit_request(self, record: Record, session: Session, direction: Direction) -> None:
         if direction is _S2C:
             self.server_requests_seen = True
-        if not record.has_id or record.id is None:
+        rid = record.id
+        if not record.has_id or rid is None:
             return
-        key = id_key(record.id)
+        key = ("int", rid) if type(rid) is int else id_key(rid)
         entry = RequestEntry(record)
-        present, token = progress_token(record)
-        if present:
-            entry.token = id_key(token)
-            session.tokens[direction][entry.token] = entry
+        params = record.params
+        if isinstance(params, dict):  # a progress token: params._meta.progressToken (progress_token)
+            meta = params.get("_meta")
+            if isinstance(meta, dict) and "progressToken" in meta:
+                entry.token = token = id_key(meta["progressToken"])
+                session.tokens[direction][token] = entry
         session.requests[direction][key] = entry
         session.pending[direction][key] = entry
         if record.method == "initialize" and direction is _C2S:
@@ -850,7 +868,7 @@ class Analyzer:
             version = params.get("protocolVersion")
             session.requested_version = version if isinstance(version, str) else None
             session.client_caps = params.get("capabilities")
-        elif session.modern:
+        elif session.era == "modern":
             session.phase = Phase.STATELESS
             if record.version:
                 session.version = record.version
@@ -860,35 +878,37 @@ class Analyzer:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
 
     def _commit_response(self, record: Record, session: Session) -> None:
-        if record.answer == "unread-request":  # answered once: a second response is not excused
-            sender = record.direction.other if record.direction is not None else None
+        answer, direction = record.answer, record.direction
+        if direction is not None and (answer == "ok" or answer == "after-cancel"):
+            rid = record.id
+            asker, key = direction.other, ("int", rid) if type(rid) is int else id_key(rid)
+        elif answer == "unread-request":  # answered once: a second response is not excused
+            sender = direction.other if direction is not None else None
             session.unread_requests.pop(session.unread_request(sender, id_key(record.id)), None)
             return
-        if record.answer == "unreadable":
-            sender = record.direction.other if record.direction else None
+        elif answer == "unreadable":
+            sender = direction.other if direction else None
             sender = sender if session.unreadable.get(sender) else None
             session.unreadable[sender] -= 1
             return
-        if record.direction is None:
-            if record.answer == "ok":
+        elif direction is None:
+            if answer == "ok":
                 key = id_key(record.id)
                 entry = session.undirected[key]
                 entry.response = record
                 session.undirected[key] = Answered(entry, None)
             return
-        asker = record.direction.other
-        key = id_key(record.id)
-        if record.answer == "no-id":  # over HTTP, the exchange may still say which request it answers
+        elif answer == "no-id":  # over HTTP, the exchange may still say which request it answers
             paired = paired_request(record, session)
             if paired is None or paired.response is not None:
                 return
-            key = id_key(paired.record.id)
-        elif record.answer == "forgotten":  # the first answer to a request forgotten while open
-            entry = session.requests[asker][key]
+            asker, key = direction.other, id_key(paired.record.id)
+        elif answer == "forgotten":  # the first answer to a request forgotten while open
+            entry = session.requests[direction.other][id_key(record.id)]
             entry.response_line, entry.response_t, entry.response_kind = record.line, record.t, record.kind
             entry.response_seq = record.seq
             return
-        elif record.answer not in ("ok", "after-cancel"):
+        else:
             return
         entry = self._answer(session, asker, key, record)
         method = entry.record.method
@@ -995,7 +1015,7 @@ class Analyzer:
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
         method = record.method
-        params = record.params if isinstance(record.params, dict) else {}
+        params = record.params if isinstance(record.params, dict) else EMPTY
         if method == "notifications/initialized" and direction is _C2S:
             if session.initialized is None:
                 session.initialized = record
@@ -1006,7 +1026,8 @@ class Analyzer:
             if entry is not None and entry.pending and entry.cancel is None:
                 entry.cancel = record
         elif method == "notifications/progress":
-            token = id_key(params.get("progressToken"))
+            token = params.get("progressToken")
+            token = ("int", token) if type(token) is int else id_key(token)
             entry = session.tokens.get(direction.other, EMPTY).get(token)
             progress = params.get("progress")
             if entry is not None and isinstance(progress, (int, float)) and not isinstance(progress, bool):
