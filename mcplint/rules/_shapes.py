@@ -32,8 +32,9 @@ from typing import Any
 
 #: levels of a recursive definition (JSON values nested in JSON values) accepted without the validator
 MAX_DEPTH = 32
-#: integers a strict ``float`` takes whatever their value; bounded floats compare exactly below 2**53
-_FLOAT_INTS, _EXACT = 2**64, 2**53
+#: bits of the integers a strict ``float`` takes whatever their value (it refuses 2**1024 and up);
+#: bounded floats compare exactly below 2**53
+_FLOAT_BITS, _EXACT = 64, 2**53
 _SCALAR_TYPES = {str: "str", int: "int", bool: "bool"}
 
 
@@ -152,7 +153,7 @@ class _Compiler:
         elif bounds:
             typed = f"(type({x}) is float or type({x}) is int) and -{_EXACT} < {x} < {_EXACT}"
         else:
-            typed = f"(type({x}) is float or type({x}) is int and -{_FLOAT_INTS} < {x} < {_FLOAT_INTS})"
+            typed = f"(type({x}) is float or type({x}) is int and {x}.bit_length() < {_FLOAT_BITS})"
         return "(" + " and ".join([typed] + [f"{x} {op} {limit!r}" for op, limit in bounds]) + ")"
 
     def definition(self, ref: str) -> str:

@@ -340,24 +340,23 @@ def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
 
 
 # -- sure acceptance, compiled ----------------------------------------------------------------
-_acceptors: dict[tuple, tuple | None] = {}
+#: kind -> method -> revision -> what :func:`acceptor` found (nested: cheaper than a tuple key)
+_acceptors: dict[str, dict[str, dict[str, tuple | None]]] = {"request": {}, "notification": {}, "result": {}}
 
 
 def acceptor(kind: str, method: str, revision: str) -> tuple | None:
     """``(accepts, params_required)`` for what :func:`judge` finds: ``accepts(value)`` is true
     only for values the quick validator accepts (:mod:`mcplint.rules._shapes`), so that
     :func:`validate` would find nothing. None: nothing to judge, or no acceptor."""
-    key = (kind, method, revision)
-    try:
-        return _acceptors[key]
-    except KeyError:
-        pass
+    known = _acceptors[kind].get(method, {})
+    if revision in known:
+        return known[revision]
     entry, found = judge(kind, method, revision), None
     if entry is not None and entry[3] is not None:
         accepts = compile_acceptor(_quick(entry[0].core_schema))
         found = None if accepts is None else (accepts, entry[1])
     if method in protocol.METHODS:  # custom method names are unbounded
-        _acceptors[key] = found
+        _acceptors[kind].setdefault(method, {})[revision] = found
     return found
 
 
@@ -549,6 +548,8 @@ class SchemaRule(Rule):
 
     severity, level = Severity.ERROR, "SCHEMA"
     surface_kind: str
+    #: method -> revision -> :func:`acceptor` of ``surface_kind`` (one of ``_acceptors``)
+    accepting: dict[str, dict[str, tuple | None]]
 
     def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
         raise NotImplementedError
@@ -586,9 +587,10 @@ class ParamsSchemaRule(SchemaRule):
     """SV001/SV002: params of a request or notification."""
 
     def check(self, record, session):
-        revision = record.revision or newest(session.modern)
-        key = (self.surface_kind, record.method, revision)
-        sure = _acceptors.get(key) or acceptor(*key)
+        try:
+            sure = self.accepting[record.method][record.revision or newest(session.modern)]
+        except KeyError:
+            sure = acceptor(self.surface_kind, record.method, record.revision or newest(session.modern))
         params = record.params
         if sure is not None and (sure[0](params) if type(params) is dict else params is None and not sure[1]):
             return ()  # the usual case: params surely accepted, or none where none are due
@@ -616,6 +618,7 @@ class RequestParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = REQUESTS
     surface_kind = "request"
+    accepting = _acceptors["request"]
     hint = "Send the params the method's definition requires, with the types it names."
 
 
@@ -627,6 +630,7 @@ class NotificationParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = NOTIFICATIONS
     surface_kind = "notification"
+    accepting = _acceptors["notification"]
     hint = "Send the params the notification's definition requires, with the types it names."
 
 
@@ -643,14 +647,17 @@ class ResultSchema(SchemaRule):
     spec = _SCHEMA
     kinds = frozenset({Kind.RESULT})
     surface_kind = "result"
+    accepting = _acceptors["result"]
     hint = "Return the result the request's method defines (see the schema of the revision in effect)."
 
     def check(self, record, session):
         request, msg = record.request, record.msg
         result = msg.get("result") if type(msg) is dict else None
         if request is not None and type(result) is dict and request.method not in VERBATIM:
-            key = ("result", request.method, record.revision or newest(session.modern))
-            sure = _acceptors.get(key) or acceptor(*key)
+            try:
+                sure = self.accepting[request.method][record.revision or newest(session.modern)]
+            except KeyError:
+                sure = acceptor("result", request.method, record.revision or newest(session.modern))
             if sure is not None and sure[0](result):
                 return ()  # the usual case: surely accepted (whatever the gates below say)
         return SchemaRule.check(self, record, session)
