@@ -12,7 +12,7 @@ from mcplint.model import MESSAGE_KINDS, Finding, Kind, Record
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
 from mcplint.rules import all_rules
-from mcplint.rules._base import TRACKERS, Rule, Tracker
+from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
@@ -58,7 +58,9 @@ def record_features(record: Record, session: Session) -> int:
     else:
         holder = record.params
     if type(holder) is dict and "_meta" in holder:
-        bits |= 16
+        meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
+        if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):
+            bits |= 16
     if not session.messages:
         bits |= 32
     if record.signs != 0:
@@ -118,7 +120,14 @@ class Engine:
                     for method in rule.methods:
                         self._by_method.setdefault((kind, method), []).append(rule)
         self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> bound check methods
-        self._required = {r.code: sum(FEATURES[name] for name in r.requires) for r in self.rules}
+        # the families' features take the bits above the built-in ones; each holds unless its
+        # clean test passes on a record of its kind and method
+        features = FEATURES | {name: 1 << (16 + i) for i, name in enumerate(sorted(FAMILY_FEATURES))}
+        self._family_bits = sum(features[name] for name in FAMILY_FEATURES)
+        self._clean_tests: dict[tuple[Kind, str], list[tuple[int, object]]] = {}
+        for name, (kind, method, clean) in FAMILY_FEATURES.items():
+            self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
+        self._required = {r.code: sum(features[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         self._finishers_for: dict[tuple, tuple] = {}  # (version, modern) -> bound finish methods that apply
         self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
@@ -190,7 +199,12 @@ class Engine:
         """The bound ``check`` methods of the rules interested in this record's kind, method,
         phase and features that apply to its revision (cached per combination)."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
-        phase, features, answer = session.phase, record_features(record, session), record.answer
+        phase, features, answer = session.phase, record_features(record, session) | self._family_bits, record.answer
+        tests = self._clean_tests.get((kind, method))
+        if tests is not None:
+            for bit, clean in tests:
+                if clean(record):
+                    features &= ~bit
         key = (kind, method, version, modern, phase, features, answer)
         checks = self._dispatch.get(key)
         if checks is None:

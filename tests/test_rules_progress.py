@@ -193,17 +193,19 @@ def test_null_token_is_pr001_on_request_and_notification():
 
 
 def test_plain_progress_is_false_wherever_a_progress_rule_reports(monkeypatch):
-    """progress.plain_progress, the proposed dispatch gate of PR001, PR003-PR006 and PR008: every
-    notification these rules report on is not plain, and the well-formed ones are."""
-    from mcplint.rules.progress import ProgressUnknownToken, plain_progress
+    """progress.plain_progress, the "odd-progress" gate of PR001, PR003-PR006 and PR008 (the
+    engine does not call them on a plain notification): every notification these rules report
+    on is not plain, and the well-formed ones are."""
+    from mcplint.rules import _base
+    from mcplint.rules.progress import plain_progress
 
     verdicts = {}
-    check = ProgressUnknownToken.check
 
-    def watched(self, record, session):  # PR003 sees every notifications/progress
+    def watched(record):  # the engine asks it of every notifications/progress
         verdicts[record.line] = plain_progress(record)
-        return check(self, record, session)
-    monkeypatch.setattr(ProgressUnknownToken, "check", watched)
+        return verdicts[record.line]
+    kind, method, _ = _base.FAMILY_FEATURES["odd-progress"]
+    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-progress", (kind, method, watched))
     message = ('S→C {"jsonrpc":"2.0","method":"notifications/progress",'
                '"params":{"progressToken":"m","progress":%d,"message":%s}}\n')
     text = (INIT + call(1, '"p"') + progress('"p"', 1, 3) + progress('"p"', 2, 3)  # plain: lines 3, 4

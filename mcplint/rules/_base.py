@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -66,7 +66,8 @@ class Rule:
     #: has a timestamp), "http" (HTTP facts), "meta" (its params or result hold ``_meta``),
     #: "first" (the session's first message), "envelope" (the JSON-RPC envelope is odd: see
     #: ``engine.odd_envelope``), "task" (the record can show or affect a task: ``engine.task_record``),
-    #: "signs" (its line may hold a secret-scan literal: ``Record.signs`` is not 0)
+    #: "signs" (its line may hold a secret-scan literal: ``Record.signs`` is not 0), and those that
+    #: rule families define (:func:`feature`)
     requires: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
@@ -261,6 +262,20 @@ class Tracker:
 
 
 TRACKERS: list[type[Tracker]] = []
+
+#: Record features that rule families define (:func:`feature`): name -> (kind, method, clean test)
+FAMILY_FEATURES: dict[str, tuple[Kind, str, Callable[[Record], bool]]] = {}
+
+
+def feature(name: str, kind: Kind, method: str) -> Callable:
+    """Register the decorated test as the record feature ``name`` that rules may require: it
+    holds for every record except those of ``kind`` and (effective) ``method`` that the test
+    finds clean, so the rules requiring it are not called on those. The test must be false
+    wherever one of those rules could report (say why next to it, and test that)."""
+    def register(clean: Callable[[Record], bool]) -> Callable[[Record], bool]:
+        FAMILY_FEATURES[name] = (kind, method, clean)
+        return clean
+    return register
 
 
 def tracker(cls: type[Tracker]) -> type[Tracker]:

@@ -14,7 +14,7 @@ from typing import Any
 from mcplint import protocol
 from mcplint.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
-from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, rule
+from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, feature, fmt_id, params_of, rule
 
 PROGRESS = "notifications/progress"
 _FLOW = "basic/utilities/progress §Progress Flow"
@@ -29,13 +29,14 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+@feature("odd-progress", Kind.NOTIFICATION, PROGRESS)
 def plain_progress(record) -> bool:
     """Whether a ``notifications/progress`` is the common, well-formed kind that none of PR001,
     PR003-PR006 and PR008 can report: a string or integer token of the peer's request still in
     progress (live, not answered), ``progress`` above the previous value, no ``total`` it exceeds
     or changes, and a string ``message`` (none in 2024-11-05). Each clause is the early exit of
-    one rule. Meant as an engine dispatch gate (one test instead of six rule calls): checked in
-    the rules themselves it costs what it saves (measured, issue 16)."""
+    one rule. The engine tests it once instead of calling those six rules, which require the
+    feature "odd-progress" (checked in the rules themselves it cost what it saved, issue 16)."""
     params = record.params
     if type(params) is not dict or type(params.get("progressToken")) not in _TOKEN_TYPES:
         return False  # PR001, PR003
@@ -70,6 +71,7 @@ class ProgressTokenType(ProgressRule):
 
     code, name = "PR001", "progress-token-type"
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
     methods = None  # any request may carry a token
     hint = "Use a string or an integer (no fraction, no boolean, no null) as progress token."
@@ -141,6 +143,7 @@ class ProgressUnknownToken(ProgressRule):
     code, name = "PR003", "progress-unknown-token"
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     hint = ("Only send progress for a token that the peer put in params._meta.progressToken "
             "of a request it sent you.")
 
@@ -203,6 +206,7 @@ class ProgressAfterCompletion(ProgressRule):
     code, name = "PR004", "progress-after-completion"
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _BEHAVIOR
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     hint = "Send the last progress notification before the response, never after it."
 
     def check(self, record, session):
@@ -224,6 +228,7 @@ class ProgressNotIncreasing(ProgressRule):
     code, name = "PR005", "progress-not-increasing"
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     hint = "Send a strictly larger progress value each time; skip notifications that add nothing."
 
     def check(self, record, session):
@@ -248,6 +253,7 @@ class ProgressExceedsTotal(ProgressRule):
 
     code, name = "PR006", "progress-exceeds-total"
     severity, level, spec = Severity.INFO, "heuristic", _FLOW
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     confidence = "low"
     hint = "Keep progress within total, and keep total stable (or omit it when unknown)."
 

@@ -17,6 +17,7 @@ class ProgressMessageField(Rule):
 
     code, name = "PR008", "progress-message-field"
     severity, level, spec = Severity.ERROR, "SCHEMA", "basic/utilities/progress §Progress Flow"
+    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
     kinds = NOTIFICATIONS
     methods = frozenset({"notifications/progress"})
     hint = "Send message as a human-readable string (2025-03-26 and later); 2024-11-05 defines no message."

@@ -27,7 +27,7 @@ from mcplint import protocol
 from mcplint.analyzer import Bounded
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
-from mcplint.rules._base import Rule, fmt_id, params_of, result_of, rule
+from mcplint.rules._base import Rule, feature, fmt_id, params_of, result_of, rule
 from mcplint.rules._memo import per_record
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
@@ -91,6 +91,13 @@ def structured(record) -> bool:
     """Whether a result carries ``structuredContent`` (what TL011-TL013 judge; most have none)."""
     result = result_of(record)
     return isinstance(result, dict) and "structuredContent" in result
+
+
+@feature("structured", Kind.RESULT, "tools/call")
+def unstructured(record) -> bool:
+    """A tools/call result without ``structuredContent``: TL011-TL013, which require the feature
+    "structured", leave at once on one (their first test is :func:`structured`)."""
+    return not structured(record)
 
 
 # -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
@@ -584,6 +591,7 @@ class StructuredContentInvalid(Rule):
     code, name = "TL011", "structured-content-invalid"
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
+    requires = frozenset({"structured"})  # not called on a result without structuredContent
     party = "server"
     kinds = _RESULTS
     methods = _CALL
@@ -619,6 +627,7 @@ class StructuredContentType(Rule):
 
     code, name = "TL012", "structured-content-type"
     severity, level, spec = Severity.ERROR, "SCHEMA", _STRUCTURED
+    requires = frozenset({"structured"})  # not called on a result without structuredContent
     party = "server"
     kinds = _RESULTS
     methods = _CALL
@@ -699,6 +708,7 @@ class StructuredContentNoTextMirror(Rule):
 
     code, name = "TL013", "structured-content-no-text-mirror"
     severity, level, spec = Severity.WARNING, "SHOULD", _STRUCTURED
+    requires = frozenset({"structured"})  # not called on a result without structuredContent
     party = "server"
     kinds = _RESULTS
     methods = _CALL
