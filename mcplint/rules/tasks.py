@@ -356,6 +356,10 @@ class TaskTracker(Tracker):
         """The session's task facts, or None while nothing about tasks happened in it."""
         return session.state.get(cls)
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return kind is Kind.RESULT or kind is Kind.ERROR or method in _OBSERVED  # as commit's first test
+
     def commit(self, record: Record, session) -> None:
         # Only tasks/* requests, status notifications, responses to tasks/* and results with a
         # task member change the facts; any other response only ends the ops and overlaps of a
