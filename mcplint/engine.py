@@ -195,9 +195,10 @@ class Engine:
                     self._crashed(rule.code, path, 0, exc)
 
     # -- internals -------------------------------------------------------------------------
-    def _checks_for(self, record: Record, session: Session) -> tuple:
+    def _plan(self, record: Record, session: Session) -> tuple[tuple, tuple[Tracker, ...]]:
         """The bound ``check`` methods of the rules interested in this record's kind, method,
-        phase and features that apply to its revision (cached per combination)."""
+        phase and features that apply to its revision, and the trackers that commit it (as the
+        session stands before it: see :meth:`_commit`), cached per combination."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
         phase, features, answer = session.phase, record_features(record, session) | self._family_bits, record.answer
         tests = self._clean_tests.get((kind, method))
@@ -206,21 +207,22 @@ class Engine:
                 if clean(record):
                     features &= ~bit
         key = (kind, method, version, modern, phase, features, answer)
-        checks = self._dispatch.get(key)
-        if checks is None:
+        plan = self._dispatch.get(key)
+        if plan is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
                 self._dispatch.clear()
             chosen = set(self._any_method.get(kind, ()))
             if method is not None:
                 chosen.update(self._by_method.get((kind, method), ()))
-            checks = self._dispatch[key] = tuple(rule.check for rule in sorted(
+            checks = tuple(rule.check for rule in sorted(
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
                  and self._required[r.code] & features == self._required[r.code]
                  and r.dispatches(kind, method, version, modern)),
                 key=lambda r: r.code))
-        return checks
+            plan = self._dispatch[key] = (checks, self._trackers_for(record, session))
+        return plan
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
         """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""
@@ -229,12 +231,15 @@ class Engine:
             return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
         return known in rule.versions
 
-    def _check(self, record: Record, session: Session, found: list[Finding]) -> None:
-        for check in self._checks_for(record, session):
+    def _check(self, record: Record, session: Session, found: list[Finding]) -> tuple[Tracker, ...]:
+        """Run the checks of ``record`` into ``found``; the trackers its plan names."""
+        checks, trackers = self._plan(record, session)
+        for check in checks:
             try:
                 found.extend(check(record, session))
             except Exception as exc:  # a bug of ours must not cost the user the other findings
                 self._crashed(check.__self__.code, record.path, record.line, exc)
+        return trackers
 
     def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
         record.seq = self._seq
@@ -242,20 +247,28 @@ class Engine:
         self.taken += 1
         session = analyzer.observe(record)
         found: list[Finding] = []
-        self._check(record, session, found)
+        revision, modern = record.revision, session.modern
+        trackers = self._check(record, session, found)
         for child in record.children:
             child.seq = self._seq
             self._seq += 1
             analyzer.observe(child)
-            self._check(child, session, found)
+            child_revision, child_modern = child.revision, session.modern
+            child_trackers = self._check(child, session, found)
             analyzer.commit(child)
-            self._commit(child, session)
+            self._commit(child, session, child_trackers, child_revision, child_modern)
         analyzer.commit(record)
-        self._commit(record, session)
+        self._commit(record, session, trackers, revision, modern)
         return found
 
-    def _commit(self, record: Record, session: Session) -> None:
-        for tracker in self._trackers_for(record, session):
+    def _commit(self, record: Record, session: Session, trackers: tuple[Tracker, ...],
+                revision: str | None, modern: bool) -> None:
+        """Let ``trackers`` (planned before the analyzer committed the record, when its revision
+        and the session's era were ``revision`` and ``modern``) commit ``record``; planned anew
+        if the commit changed either."""
+        if record.revision is not revision or session.modern is not modern:
+            trackers = self._trackers_for(record, session)
+        for tracker in trackers:
             try:
                 tracker.commit(record, session)
             except Exception as exc:
