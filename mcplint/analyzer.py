@@ -707,28 +707,10 @@ class Analyzer:
         record.session = session
         if session.first_record is None:
             session.first_record = record
-        if message:
-            self._observe_message(record, session, kind)
-        else:
-            record.version = session.version or session.requested_version or self.protocol_version
-        version, era = record.version, session.era
-        if version is None or version in _KNOWN_VERSIONS:
-            revision = version
-        else:
-            revision = protocol.nearest_known(version, era == "modern" if era else None)
-        if revision is None and era == "modern":
-            revision = protocol.V2026_07_28
-        record.revision = revision
-        return session
-
-    def _observe_message(self, record: Record, session: Session, kind: Kind) -> None:
         direction = record.direction
-        if direction is not None and direction not in session.first_message:
-            session.first_message[direction] = record
-            if session.messages == 0 and not (kind is _REQUEST and (
-                    record.method == "initialize" or is_modern_request(record, strict=False))):
-                session.midstream = True
-        if kind is _REQUEST:
+        if not message:
+            record.version = session.version or session.requested_version or self.protocol_version
+        elif kind is _REQUEST:
             era = session.era
             if era is None:
                 if record.method == "initialize":
@@ -755,11 +737,26 @@ class Analyzer:
                 record.version = request.version
             else:
                 record.version = session.version or session.requested_version or self.protocol_version
+        if message and direction is not None and direction not in session.first_message:
+            self._first_message(record, session, direction)
+        version, era = record.version, session.era
+        if version is None or version in _KNOWN_VERSIONS:
+            revision = version
+        else:
+            revision = protocol.nearest_known(version, era == "modern" if era else None)
+        if revision is None and era == "modern":
+            revision = protocol.V2026_07_28
+        record.revision = revision
+        return session
 
-    def _legacy_version(self, session: Session, record: Record) -> str | None:
-        if session.version:
-            return session.version
-        return session.requested_version or self.protocol_version
+    @staticmethod
+    def _first_message(record: Record, session: Session, direction: Direction) -> None:
+        """The first message of ``direction``'s side: a session whose first message is no opening
+        request was joined midway."""
+        session.first_message[direction] = record
+        if session.messages == 0 and not (record.kind is _REQUEST and (
+                record.method == "initialize" or is_modern_request(record, strict=False))):
+            session.midstream = True
 
     def _match_response(self, record: Record, session: Session) -> None:
         """Set ``record.request`` and ``record.answer`` (ok/duplicate/after-cancel/unknown/...;
@@ -1015,28 +1012,33 @@ class Analyzer:
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
         method = record.method
-        params = record.params if isinstance(record.params, dict) else EMPTY
-        if method == "notifications/initialized" and direction is _C2S:
-            if session.initialized is None:
-                session.initialized = record
-            if session.phase == Phase.INITIALIZED:
-                session.phase = Phase.OPERATING
-        elif method == "notifications/cancelled":
-            entry = session.requests.get(direction, EMPTY).get(id_key(params.get("requestId")))
-            if entry is not None and entry.pending and entry.cancel is None:
-                entry.cancel = record
-        elif method == "notifications/progress":
-            token = params.get("progressToken")
-            token = ("int", token) if type(token) is int else id_key(token)
-            entry = session.tokens.get(direction.other, EMPTY).get(token)
+        if method == "notifications/progress":
+            ref = record.target  # observe resolved the token; the tables changed not since
+            if ref is not None:
+                entry, params = ref.live, record.params
+            else:  # no progressToken: the key of a null token (id_key(None))
+                params = record.params if isinstance(record.params, dict) else EMPTY
+                entry = session.tokens.get(direction.other, EMPTY).get(id_key(params.get("progressToken")))
+            if entry is None:
+                return
             progress = params.get("progress")
-            if entry is not None and isinstance(progress, (int, float)) and not isinstance(progress, bool):
+            if isinstance(progress, (int, float)) and not isinstance(progress, bool):
                 if entry.last_progress is None or progress > entry.last_progress:
                     entry.last_progress = progress
                 entry.last_progress_record = record
                 total = params.get("total")
                 if isinstance(total, (int, float)) and not isinstance(total, bool):
                     entry.total = total
+        elif method == "notifications/initialized" and direction is _C2S:
+            if session.initialized is None:
+                session.initialized = record
+            if session.phase == Phase.INITIALIZED:
+                session.phase = Phase.OPERATING
+        elif method == "notifications/cancelled":
+            params = record.params if isinstance(record.params, dict) else EMPTY
+            entry = session.requests.get(direction, EMPTY).get(id_key(params.get("requestId")))
+            if entry is not None and entry.pending and entry.cancel is None:
+                entry.cancel = record
         elif method == "notifications/tools/list_changed":
             session.tools.stale = True
 
