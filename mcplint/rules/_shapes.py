@@ -99,8 +99,16 @@ class _Compiler:
     def call(self, name: str, x: str) -> str:
         return f"{name}({x}, d)" if self.depth else f"{name}({x})"
 
-    def each(self, body: str, items: str) -> str:
-        """An expression true when ``body`` (an expression of ``v``) holds for every item."""
+    def each(self, node: dict, items: str) -> str | None:
+        """An expression true when every item of the iterable ``items`` is accepted by ``node``:
+        a type test in C when ``node`` only asks for a type, else a function per item; None
+        when ``node`` accepts anything."""
+        types = _types(node)
+        if types is not None:
+            return f"all(map({self.const(frozenset(types).__contains__)}, map(type, {items})))"
+        body = self.expr(node, "v")
+        if body == "True":
+            return None
         name = next((n for n in self.functions if body == self.call(n, "v")), None)
         if name is None:  # a function of its own, unless body just calls one
             name = self.fresh("f")
@@ -211,18 +219,16 @@ class _Compiler:
             parts.append(f"len({x}) >= {int(node['min_length'])}")
         if "max_length" in node:
             parts.append(f"len({x}) <= {int(node['max_length'])}")
-        items = self.expr(node["items_schema"], "v")
-        if items != "True":
-            parts.append(self.each(items, x))
+        items = self.each(node["items_schema"], x)
+        if items is not None:
+            parts.append(items)
         return "(" + " and ".join(parts) + ")"
 
     def _dict(self, node: dict, x: str) -> str:
         if node["keys_schema"] != {"type": "str"}:
             raise Unsupported(node)
-        values = self.expr(node["values_schema"], "v")
-        if values == "True":
-            return f"type({x}) is dict"
-        return f"(type({x}) is dict and {self.each(values, f'{x}.values()')})"
+        values = self.each(node["values_schema"], f"{x}.values()")
+        return f"type({x}) is dict" if values is None else f"(type({x}) is dict and {values})"
 
     def _union(self, node: dict, x: str) -> str:
         arms = [self.expr(c[0] if isinstance(c, (tuple, list)) else c, x) for c in node["choices"]]
@@ -239,6 +245,29 @@ class _Compiler:
                           + "\n    ".join(body) + "\n    return False")
         self.functions.append(name)
         return self.call(name, x)
+
+
+def _types(node: Any) -> set | None:
+    """The exact types of the values ``node`` accepts when it asks nothing else of them
+    (strings, booleans, unbounded integers, null, any object or array), else None."""
+    if not isinstance(node, dict) or set(node) - _META - _KEYS.get(node.get("type"), set()):
+        return None
+    kind = node["type"]
+    if kind in ("str", "bool", "int"):
+        return None if kind == "int" and set(node) - _META else {{"str": str, "bool": bool, "int": int}[kind]}
+    if kind == "none":
+        return {type(None)}
+    if kind in ("nullable", "default"):
+        inner = _types(node["schema"])
+        return None if inner is None else inner | {type(None)} if kind == "nullable" else inner
+    if kind == "union":
+        arms = [_types(c[0] if isinstance(c, (tuple, list)) else c) for c in node["choices"]]
+        return None if None in arms else set().union(*arms)
+    if kind == "dict" and node["keys_schema"] == {"type": "str"} and node["values_schema"].get("type") == "any":
+        return {dict}
+    if kind == "list" and set(node) - _META == {"items_schema"} and node["items_schema"].get("type") == "any":
+        return {list}
+    return None
 
 
 def acceptor(core_schema: dict):

@@ -345,7 +345,7 @@ _acceptors: dict[str, dict[str, dict[str, tuple | None]]] = {"request": {}, "not
 
 
 def acceptor(kind: str, method: str, revision: str) -> tuple | None:
-    """``(accepts, params_required)`` for what :func:`judge` finds: ``accepts(value)`` is true
+    """``(accepts, params_required, entry)`` for the entry :func:`judge` finds: ``accepts(value)`` is true
     only for values the quick validator accepts (:mod:`mcplint.rules._shapes`), so that
     :func:`validate` would find nothing. None: nothing to judge, or no acceptor."""
     known = _acceptors[kind].get(method, {})
@@ -354,7 +354,7 @@ def acceptor(kind: str, method: str, revision: str) -> tuple | None:
     entry, found = judge(kind, method, revision), None
     if entry is not None and entry[3] is not None:
         accepts = compile_acceptor(_quick(entry[0].core_schema))
-        found = None if accepts is None else (accepts, entry[1])
+        found = None if accepts is None else (accepts, entry[1], entry)
     if method in protocol.METHODS:  # custom method names are unbounded
         _acceptors[kind].setdefault(method, {})[revision] = found
     return found
@@ -365,17 +365,24 @@ def acceptor(kind: str, method: str, revision: str) -> tuple | None:
 VERBATIM = frozenset({"tools/list", "prompts/list", "resources/list", "resources/templates/list"})
 VERBATIM_TEXT = 256 * 1024
 _verbatim: Bounded = Bounded(64)
+_RESULT = ("result",)
+
+
+def verbatim_text(value: Any) -> bytes | None:
+    """The exact JSON text :func:`validate_verbatim` keeps issues by; None when too long."""
+    try:
+        text = orjson.dumps(value)
+    except TypeError:
+        return None
+    return text if len(text) <= VERBATIM_TEXT else None
 
 
 def validate_verbatim(entry: tuple, value: Any, base: tuple) -> list[Issue]:
     """:func:`validate`, remembered per exact JSON text of ``value``. The issues are a function
     of the text: it keeps key order (the errors' order), types (``1`` vs ``1.0`` vs ``true``) and
     every value; the parser (orjson) reads no NaN or infinity, which orjson would write as null."""
-    try:
-        text = orjson.dumps(value)
-    except TypeError:
-        text = b""
-    if not text or len(text) > VERBATIM_TEXT:
+    text = verbatim_text(value)
+    if not text:
         return validate(entry, value, base)
     key = (id(entry), base, text)  # entries live as long as the surface: ids stay unique
     issues = _verbatim.get(key)
@@ -653,13 +660,17 @@ class ResultSchema(SchemaRule):
     def check(self, record, session):
         request, msg = record.request, record.msg
         result = msg.get("result") if type(msg) is dict else None
-        if request is not None and type(result) is dict and request.method not in VERBATIM:
+        if request is not None and type(result) is dict:
             try:
                 sure = self.accepting[request.method][record.revision or newest(session.modern)]
             except KeyError:
                 sure = acceptor("result", request.method, record.revision or newest(session.modern))
-            if sure is not None and sure[0](result):
-                return ()  # the usual case: surely accepted (whatever the gates below say)
+            if sure is not None:  # the usual case: surely accepted (whatever the gates below say)
+                if request.method not in VERBATIM:
+                    if sure[0](result):
+                        return ()
+                elif _verbatim.get((id(sure[2]), _RESULT, verbatim_text(result))) == ():
+                    return ()  # a catalog text validated clean before
         return SchemaRule.check(self, record, session)
 
     def issues_of(self, record, session):
@@ -675,7 +686,7 @@ class ResultSchema(SchemaRule):
         if session.modern and result.get("resultType") not in ("complete", "input_required"):
             return None  # missing or extension result types: MD003/MD004
         check = validate_verbatim if method in VERBATIM else validate
-        return method, entry[2], check(entry, result, ("result",))
+        return method, entry[2], check(entry, result, _RESULT)
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"
