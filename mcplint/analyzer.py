@@ -379,7 +379,15 @@ class Session:
 
     def release(self) -> None:
         """Drop the per-request tables and records once the session was finished (bounded memory:
-        a finished session keeps its label, version and counts; nothing may judge it any more)."""
+        a finished session keeps its label, version and counts; nothing may judge it any more).
+
+        A request's last progress notification refers back to it (``record.target``): the link is
+        cut here, so that its records are freed now rather than by a garbage collection."""
+        for sides in (self.tokens, self.finished_tokens):
+            for table in sides.values():
+                for entry in table.values():
+                    if type(entry) is RequestEntry:
+                        entry.last_progress_record = None
         self.requests = self.pending = self.tokens = self.finished_tokens = self.recent = _RELEASED
         self._undirected = self._invalid_ids = self._unread_requests = _RELEASED
         self._tools = _NO_TOOLS

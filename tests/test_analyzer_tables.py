@@ -63,3 +63,27 @@ def test_a_lazily_made_table_still_notes_its_limit():
     session.requests[S2C]["b"] = 2
     assert list(session.requests[S2C]) == ["b"] and session.requests[S2C].evicted == 1
     assert list(session.limits_hit) == ["answered:s2c"]
+
+
+def test_a_released_session_leaves_no_progress_cycle():
+    """A request's last progress notification refers back to it (record.target): release cuts the
+    link, so the session's records are freed at once, not by a garbage collection."""
+    import gc
+
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        analyzer = analyze(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": 7}}},
+            {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 7, "progress": 1}},
+            {"jsonrpc": "2.0", "id": 2, "result": {"content": []}},
+        )
+        analyzer.current.release()
+        del analyzer
+        gc.collect()
+        assert not [o for o in gc.garbage if type(o).__name__ in ("Record", "RequestEntry", "ProgressRef")]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
