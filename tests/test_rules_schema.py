@@ -425,6 +425,9 @@ _TEXT = {"content": [{"type": "text", "text": "x"}]}
     ("notification", "notifications/message", {"level": "info"}, False),  # data (Any) is required
     ("result", "tools/call", _TEXT, True),
     ("result", "tools/call", {"content": [{"type": "txt", "text": "x"}]}, False),  # unknown tag
+    ("result", "tools/call", {"content": [{"type": "text"}]}, False),  # the tagged arm's member
+    ("result", "tools/call", {"content": [{"type": "text", "text": "x", "more": 1}]}, True),
+    ("result", "tools/call", {"content": [{"type": "image", "data": "x"}]}, False),
     ("result", "tools/call", {"content": [{"type": "text", "text": 1}]}, False),
     ("result", "tools/call", {"content": [{"type": "text", "text": "x",
                                            "annotations": {"priority": 1.5}}]}, False),  # le 1

@@ -20,8 +20,9 @@ on JSON-decoded values (object keys are strings; ``bool`` is not an ``int``):
   ``dict`` whose values are all accepted;
 - ``nullable``: None or the inner value; ``union``: any arm; ``tagged-union`` (by ``type``):
   the arm its ``type`` names;
-- ``definitions``/``definition-ref``: a function per definition; a recursive one accepts at most
-  :data:`MAX_DEPTH` levels (the validator has its own recursion limit).
+- ``definitions``/``definition-ref``: inlined where referenced, but a recursive definition is a
+  function that accepts at most :data:`MAX_DEPTH` levels (the validator has its own recursion
+  limit).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class _Compiler:
         self.def_fns: dict[str, str] = {}
         self.recursive: set[str] = set()
         self.compiling: list[str] = []
+        self.inlining: list[str] = []  # definitions being inlined (met again: recursive)
+        self.tagged: tuple[str, str] | None = None  # (variable, tag) a tagged union dispatched on
         self.functions: list[str] = []  # the tagged unions' and definitions' functions
         self.count = 0
 
@@ -149,7 +152,15 @@ class _Compiler:
                 self.defs[definition["ref"]] = definition
             return self.expr(node["schema"], x)
         if kind == "definition-ref":
-            return self.call(self.definition(node["schema_ref"]), x)
+            ref = node["schema_ref"]
+            if ref in self.inlining or ref in self.def_fns:  # recursive: a function of its own
+                return self.call(self.definition(ref), x)
+            if ref not in self.defs:
+                raise Unsupported(ref)
+            self.inlining.append(ref)  # inline: one call less per value (content blocks...)
+            judged = self.expr({k: v for k, v in self.defs[ref].items() if k != "ref"}, x)
+            self.inlining.pop()
+            return judged
         return getattr(self, "_" + kind.replace("-", "_"))(node, x)
 
     def _number(self, node: dict, x: str) -> str:
@@ -189,7 +200,9 @@ class _Compiler:
         extra = node.get("extra_behavior", "ignore")
         if extra not in ("ignore", "allow", "forbid"):
             raise Unsupported(extra)
-        required, optional, keys = [f"type({x}) is dict"], [], []
+        known, self.tagged = (self.tagged if self.tagged and self.tagged[0] == x else None), None
+        required, optional, keys = ([] if known else [f"type({x}) is dict"]), [], []
+        count = 0  # required members
         for name, field in node["fields"].items():
             if field.get("type") != "model-field" or set(field) - _FIELD_KEYS:
                 raise Unsupported(field)
@@ -204,14 +217,17 @@ class _Compiler:
             if judged != "True":  # the member's value is bound where the expression first reads it
                 judged = re.sub(rf"\b{y}\b", f"({y} := {x}[{key!r}])", judged, count=1)
             if not optional_field:
+                count += 1
+                if known and key == "type" and schema == {"type": "literal", "expected": [known[1]]}:
+                    continue  # the tag the union dispatched on
                 required.append(f"{key!r} in {x}" + ("" if judged == "True" else f" and {judged}"))
             elif judged != "True":
                 optional.append(f"({key!r} not in {x} or {judged})")
         if extra == "forbid":
             optional.append(f"{x}.keys() <= {self.const(frozenset(keys))}")
         if optional:  # the required members all there and nothing else: no optional one to judge
-            required.append(f"(len({x}) == {len(required) - 1} or {' and '.join(optional)})")
-        return "(" + " and ".join(required) + ")"
+            required.append(f"(len({x}) == {count} or {' and '.join(optional)})")
+        return "(" + " and ".join(required or ["True"]) + ")"
 
     def _list(self, node: dict, x: str) -> str:
         parts = [f"type({x}) is list"]
@@ -240,7 +256,9 @@ class _Compiler:
         name = self.fresh("t")
         body = ["t = v.get('type')", "if type(t) is not str:", "    return False"]
         for tag, choice in node["choices"].items():
+            self.tagged = ("v", tag)  # its model need not test that v is an object with this tag
             body += [f"if t == {tag!r}:", f"    return {self.expr(choice, 'v')}"]
+            self.tagged = None
         self.lines.append(f"def {name}({self.args}):\n    if type(v) is not dict:\n        return False\n    "
                           + "\n    ".join(body) + "\n    return False")
         self.functions.append(name)
