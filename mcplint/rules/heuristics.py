@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import EMPTY, Bounded, RequestEntry, Session
+from mcplint.analyzer import Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
@@ -171,10 +171,11 @@ class _Reissue(Rule):
         return ()
 
     def finish(self, session):
-        for retry in session.state.get((type(self), "retries"), EMPTY).values():
-            entry = retry.earlier
-            if entry.pending and entry.cancel is None:
-                yield maybe_answered(self.describe(retry, "it was never answered"), entry)
+        retries = session.state.get((type(self), "retries"))
+        if not retries:
+            return ()
+        return [maybe_answered(self.describe(retry, "it was never answered"), retry.earlier)
+                for retry in retries.values() if retry.earlier.pending and retry.earlier.cancel is None]
 
     def describe(self, retry: Retry, outcome: str):
         earlier = retry.earlier.record
@@ -369,7 +370,10 @@ class ListChangeWithoutNotification(Rule):
     def finish(self, session):
         listings = session.kept_state(self)
         if not listings:
-            return
+            return ()
+        return self._suspects(listings)
+
+    def _suspects(self, listings: dict):
         for feature in FEATURES:
             listing = listings.get(feature.name)
             if listing is not None and listing.suspect is not None:

@@ -272,7 +272,10 @@ class SseResponseMissing(ExchangeRule):
     def finish(self, session):
         facts = seen_facts(session)
         if facts is None or not facts.interrupted or session.modern:
-            return  # every finding is of an interrupted stream
+            return ()  # every finding is of an interrupted stream
+        return self._unanswered_streams(session, facts)
+
+    def _unanswered_streams(self, session, facts):
         seen = set()
         for key, stream in list(facts.interrupted.items()):
             entry = session.requests[Direction.C2S].get(key)
@@ -353,7 +356,10 @@ class SseUnrelatedMessages(ExchangeRule):
     def finish(self, session):
         facts = seen_facts(session)
         if facts is None or not facts.streams or session.modern:
-            return  # every finding is of a GET stream
+            return ()  # every finding is of a GET stream
+        return self._get_streams(session, facts)
+
+    def _get_streams(self, session, facts):
         arrived = session.kept_state(self)
         candidates = None
         for stream in facts.streams.values():
@@ -584,12 +590,12 @@ class SessionDelete(ExchangeRule):
     def finish(self, session):
         facts = seen_facts(session)
         if facts is None or facts.session_id is None or facts.delete_sent or facts.last is None or session.modern:
-            return
+            return ()
         if facts.session_id in facts.dead:
-            return  # the server ended it
-        yield self.report(facts.last, f"The client left session {session.label} (issued in entry "
-                                      f"{facts.issued_entry}) without a DELETE", severity=Severity.INFO,
-                          confidence="low")
+            return ()  # the server ended it
+        return [self.report(facts.last, f"The client left session {session.label} (issued in entry "
+                                        f"{facts.issued_entry}) without a DELETE", severity=Severity.INFO,
+                            confidence="low")]
 
 
 @rule

@@ -257,12 +257,12 @@ class InitializedMissing(Rule):
         state = session.kept_state(self)
         first = state.get("first")
         if first is None or session.phase != Phase.INITIALIZED:
-            return
+            return ()
         short = session.messages - state["at"] - 1 < _FEW
-        yield self.report(first, f"Client went on with {first.method!r} after a successful initialize but "
-                                 "never sent notifications/initialized",
-                          confidence="low" if short else None,
-                          related=[(session.init_response, "initialize result")])
+        return [self.report(first, f"Client went on with {first.method!r} after a successful initialize but "
+                                   "never sent notifications/initialized",
+                            confidence="low" if short else None,
+                            related=[(session.init_response, "initialize result")])]
 
 
 @rule

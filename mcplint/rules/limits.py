@@ -88,7 +88,10 @@ class TrackingLimitReached(Rule):
 
     def finish(self, session):
         if not session.limits_hit:
-            return
+            return ()
+        return self._reached(session)
+
+    def _reached(self, session):
         hits = sorted(session.limits_hit.items(), key=lambda item: item[1].line)
         for name, record in hits:
             table, _, side = name.partition(":")
@@ -135,13 +138,13 @@ class LineLimitReached(Rule):
         state = session.kept_state(self)
         record = state.get("first")
         if record is None:
-            return
+            return ()
         cut, more = record.msg, state["more"]
         request = record.request  # the analyzer's reading of the line's start
         answers = (f" (by its start, the response to {request.method} #{fmt_id(request.id)} on line {request.line})"
                    if request is not None else "")
         others = (f"; {more} more line{'s' if more != 1 else ''} of this session {'were' if more != 1 else 'was'} "
                   "not read either" if more else "")
-        yield self.report(record, f"Line {record.line}{answers} is {cut.size:,} bytes long, more than mcplint's "
-                                  f"line limit of {_size(cut.limit)}: it was not read{others}. Raise the limit with "
-                                  "--max-line-bytes, or max-line-bytes in [tool.mcplint]")
+        return [self.report(record, f"Line {record.line}{answers} is {cut.size:,} bytes long, more than mcplint's "
+                                    f"line limit of {_size(cut.limit)}: it was not read{others}. Raise the limit with "
+                                    "--max-line-bytes, or max-line-bytes in [tool.mcplint]")]

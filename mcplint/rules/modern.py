@@ -549,9 +549,9 @@ class DiscoverNotImplemented(Rule):
     def finish(self, session):
         pending = session.kept_state(self).get("pending")
         evidence = ModernTracker.of(session).evidence if pending else None
-        if evidence is not None:
-            for record in pending:
-                yield self._finding(record, evidence)
+        if evidence is None:
+            return ()
+        return [self._finding(record, evidence) for record in pending]
 
     def _finding(self, record, evidence):
         return self.report(record, "Server answered server/discover with -32601 (Method not found) although "
@@ -689,7 +689,10 @@ class IdentityMeta(Rule):
     def finish(self, session):
         state = session.kept_state(self)
         if not state:
-            return  # no request or result without the info was noted
+            return ()  # no request or result without the info was noted
+        return self._missing(state)
+
+    def _missing(self, state: dict):
         for side, key, what in (("client", CLIENT_INFO, "request"), ("server", SERVER_INFO, "result")):
             first, count = state.get(side, (None, 0))
             if first is None or (side == "server" and state.get("server-warned")):

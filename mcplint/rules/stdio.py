@@ -200,10 +200,10 @@ class DirectionUnknown(Rule):
     def finish(self, session):
         state = session.kept_state(self)
         if not state:
-            return
+            return ()
         first, *later = state["records"]
         count = state["count"]
         others = f"; {count - 1} more message{'s' if count > 2 else ''} of this session too" if count > 1 else ""
-        yield self.report(first, f"Direction of {_describe(first)} is unknown (the capture does not say, and "
-                                 f"either side may send it){others}; direction-dependent checks were skipped",
-                          related=[(r, f"also undecided: {_describe(r)}") for r in later])
+        return [self.report(first, f"Direction of {_describe(first)} is unknown (the capture does not say, and "
+                                   f"either side may send it){others}; direction-dependent checks were skipped",
+                            related=[(r, f"also undecided: {_describe(r)}") for r in later])]

@@ -165,7 +165,10 @@ class RequestUnanswered(_Unanswered):
 
     def finish(self, session: Session) -> Iterator:
         if not session.pending.get(Direction.C2S):
-            return  # every finding is of a client request still pending (open_requests): none
+            return ()  # every finding is of a client request still pending (open_requests): none
+        return self._stalled(session)
+
+    def _stalled(self, session: Session) -> Iterator:
         state = session.kept_state(self)
         server_open = open_requests(session, Direction.S2C, state)
         stalled = [entry for entry in open_requests(session, Direction.C2S, state)
@@ -213,7 +216,10 @@ class ServerRequestUnanswered(_Unanswered):
 
     def finish(self, session: Session) -> Iterator:
         if not session.pending.get(Direction.S2C):
-            return  # every finding is of a server request still pending (open_requests): none
+            return ()  # every finding is of a server request still pending (open_requests): none
+        return self._unanswered(session)
+
+    def _unanswered(self, session: Session) -> Iterator:
         state = session.kept_state(self)
         server_open = open_requests(session, Direction.S2C, state)
         client_open = [e for e in open_requests(session, Direction.C2S, state)
