@@ -25,8 +25,10 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 #: What a directory walk never enters or lints (ruff's list, plus build outputs of JS and Python).
 DEFAULT_EXCLUDES: tuple[str, ...] = (
@@ -143,6 +145,8 @@ def _gitignore(base: Path, file: Path) -> _Ignores | None:
         lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    import pathspec
+
     return _Ignores(base, pathspec.GitIgnoreSpec.from_lines(lines)) if lines else None
 
 
@@ -178,8 +182,8 @@ class Finder:
                  respect_gitignore: bool = True, force_exclude: bool = False, root: str | Path = ".",
                  skip_non_captures: bool = False):
         self.root = Path(root).resolve()
-        patterns = list(DEFAULT_EXCLUDES if exclude is None else exclude) + list(extend_exclude)
-        self.excludes = pathspec.GitIgnoreSpec.from_lines(patterns)
+        self._patterns = list(DEFAULT_EXCLUDES if exclude is None else exclude) + list(extend_exclude)
+        self._excludes: pathspec.PathSpec | None = None
         self.respect_gitignore = respect_gitignore
         self.force_exclude = force_exclude
         self.skip_non_captures = skip_non_captures
@@ -257,7 +261,7 @@ class Finder:
     def _why_excluded(self, path: Path, is_dir: bool, ignores: list[_Ignores]) -> str | None:
         resolved = path.resolve()
         rel = _relative(resolved, self.root)
-        if self.excludes.check_file(rel + "/" if is_dir else rel).include:
+        if self.excludes().check_file(rel + "/" if is_dir else rel).include:
             return "excluded"
         verdict = None
         for layer in ignores:  # deeper files speak last and win
@@ -298,6 +302,14 @@ class Finder:
                 own = _gitignore(folder, folder / ".gitignore")
                 layers += [own] if own is not None else []
         return layers
+
+    def excludes(self) -> pathspec.PathSpec:
+        """The exclude patterns, compiled on first use (pathspec is imported then: a run on named
+        files without --force-exclude needs none)."""
+        if self._excludes is None:
+            import pathspec
+            self._excludes = pathspec.GitIgnoreSpec.from_lines(self._patterns)
+        return self._excludes
 
     def _global_specs(self) -> list[pathspec.PathSpec]:
         """git's global excludes (read once; its patterns apply relative to each repository)."""

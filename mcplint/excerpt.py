@@ -18,12 +18,14 @@ rules import them; new code should prefer ``secret_kinds``.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from mcplint.model import Finding, Kind, Record, Related
-from mcplint.redact import BLOB_KINDS, RedactOptions, Redactor, Report
+
+if TYPE_CHECKING:
+    from mcplint.redact import Redactor
 
 MAX_EXCERPT = 160
 #: Longer texts are cut before masking (an excerpt shows 160 characters; masking stays cheap).
@@ -58,7 +60,8 @@ _MASKED_LEN = 1024
 
 def _engine() -> Redactor:
     global _ENGINE
-    if _ENGINE is None:
+    if _ENGINE is None:  # the redaction engine is imported with the first finding (start-up time)
+        from mcplint.redact import RedactOptions, Redactor
         _ENGINE = Redactor(RedactOptions(key=OUTPUT_KEY, plain=True, counting=False))
     return _ENGINE
 
@@ -152,6 +155,8 @@ def secret_kinds(text: str) -> dict[str, int]:
 
     Personal data and blobs are not counted: this is about secrets.
     """
+    from mcplint.redact import BLOB_KINDS, RedactOptions, Redactor, Report
+
     global _COUNTER
     if _COUNTER is None:
         _COUNTER = Redactor(RedactOptions(plain=True, personal=False, keep=BLOB_KINDS))

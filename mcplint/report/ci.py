@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from xml.sax.saxutils import escape, quoteattr
 
 import orjson
 
@@ -111,6 +110,8 @@ def gitlab(findings, summary, out) -> None:
 
 
 def junit(findings, summary, out) -> None:
+    from xml.sax.saxutils import escape, quoteattr  # (imports urllib and http: ~10 ms, JUnit only)
+
     by_path = defaultdict(list)
     for finding in findings:
         by_path[finding.path].append(finding)
