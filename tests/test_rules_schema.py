@@ -331,8 +331,8 @@ def test_quick_pass_accepts_ordinary_messages():
     corpus = _corpus()
     assert len(corpus) > 100
     for entry, value in corpus:
-        assert entry[3] is not None
-        assert _accepts(entry[3], value) == _accepts(entry[0], value), value
+        assert entry.quick is not None
+        assert _accepts(entry.quick, value) == _accepts(entry.adapter, value), value
 
 
 _JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16),
@@ -366,16 +366,15 @@ def test_quick_pass_never_accepts_what_the_wire_type_refuses(data):
         _CORPUS.extend(_corpus())
     entry, value = data.draw(st.sampled_from(_CORPUS))
     mutated = _mutate(value, data)
-    if _accepts(entry[3], mutated):
-        assert _accepts(entry[0], mutated), mutated
+    if _accepts(entry.quick, mutated):
+        assert _accepts(entry.adapter, mutated), mutated
 
 
 # -- the compiled acceptors (sure acceptance before any validator) ---------------------------------
 def _acceptor(entry):
-    from mcplint.rules.schema import _quick
     from mcplint.rules._shapes import acceptor
 
-    accepts = acceptor(_quick(entry[0].core_schema))
+    accepts = acceptor(entry.quick_schema)
     assert accepts is not None
     return accepts
 
@@ -392,7 +391,7 @@ def test_acceptors_take_ordinary_messages():
     if not _CORPUS:
         _CORPUS.extend(_corpus())
     for entry, value in _CORPUS:
-        assert _acceptor(entry)(value) == _accepts(entry[3], value), value
+        assert _acceptor(entry)(value) == _accepts(entry.quick, value), value
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -403,7 +402,7 @@ def test_an_acceptor_never_accepts_what_the_quick_pass_refuses(data):
     entry, value = data.draw(st.sampled_from(_CORPUS))
     mutated = _mutate(value, data)
     if _acceptor(entry)(mutated):
-        assert _accepts(entry[3], mutated), mutated
+        assert _accepts(entry.quick, mutated), mutated
 
 
 _PROGRESS = {"progressToken": 1, "progress": 1, "total": 2, "message": "m"}
@@ -443,7 +442,7 @@ _TEXT = {"content": [{"type": "text", "text": "x"}]}
 def test_acceptor_edges(kind, method, value, accepted):
     entry = surface().adapter(kind, method, "2026-07-28" if method == "completion/complete" else "2025-11-25")
     assert _acceptor(entry)(value) is accepted
-    assert _accepts(entry[3], value) is accepted
+    assert _accepts(entry.quick, value) is accepted
 
 
 def test_a_recursive_definition_is_accepted_only_so_deep():

@@ -39,6 +39,7 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
+from mcplint.rules import _schema_cache
 from mcplint.rules._shapes import acceptor as compile_acceptor
 
 _SCHEMA = "schema"
@@ -101,9 +102,9 @@ class _Surface:
             if isinstance(value, type) and issubclass(value, BaseModel))
         self.adapters: dict[tuple, tuple | None] = {}
 
-    def adapter(self, kind: str, method: str, revision: str) -> tuple | None:
-        """``(adapter, params_required, type name, quick validator or None)`` for the method in
-        ``revision`` (see :func:`quick_validator`); None when the revision does not define it."""
+    def adapter(self, kind: str, method: str, revision: str) -> Judge | None:
+        """The :class:`Judge` of the method in ``revision``, adapter built; None when the revision
+        does not define the method."""
         key = (kind, method, revision)
         if key in self.adapters:
             return self.adapters[key]
@@ -116,23 +117,73 @@ class _Surface:
             else:  # surface types are whole frames: validate their params member only
                 field = target.model_fields["params"]
                 adapter, required = self.TypeAdapter(field.annotation), field.is_required()
-            entry = (adapter, required, name, quick_validator(adapter.core_schema))
+            entry = Judge(key, required, name, quick_schema(adapter.core_schema), adapter)
+            if entry.quick is None:  # (built now, as it will be needed: a schema it refuses is not kept)
+                entry.quick_schema = None
         if entry is not None or method in protocol.METHODS:  # custom method names are unbounded
             self.adapters[key] = entry
         return entry
 
 
+class Judge:
+    """What judges one method's params or result in one revision (:func:`judge`): whether params
+    are required, the wire type's name, its quick schema (plain JSON data, kept on disk between
+    runs by :mod:`~mcplint.rules._schema_cache`) and, each built on first need, the quick
+    validator and the wire type's own adapter (which imports mcp_types: traffic the quick pass
+    accepts never needs it)."""
+
+    __slots__ = ("key", "required", "type_name", "quick_schema", "_quick", "_adapter")
+
+    def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_schema: Any,
+                 adapter: Any = None):
+        self.key, self.required, self.type_name, self.quick_schema = key, required, type_name, quick_schema
+        self._quick: Any = _UNBUILT
+        self._adapter = adapter
+
+    @property
+    def quick(self):
+        """The quick validator (:func:`quick_validator`), or None."""
+        if self._quick is _UNBUILT:
+            self._quick = quick_validator(self.quick_schema)
+        return self._quick
+
+    @property
+    def adapter(self):
+        """The wire type's TypeAdapter (the errors it raises explain a refusal)."""
+        if self._adapter is None:
+            self._adapter = surface().adapter(*self.key)._adapter
+        return self._adapter
+
+    def stored(self) -> list:
+        """What the disk cache keeps of it."""
+        return [self.required, self.type_name, self.quick_schema]
+
+
+_UNBUILT: Any = object()
+
+
 # -- a quicker first pass -------------------------------------------------------------------
-def quick_validator(core_schema: dict):
-    """A validator that accepts only what the wire type accepts, but faster: models are checked
-    as plain field sets (no instances built), and unions of models told apart by a literal
-    ``type`` member (content blocks) go straight to the arm that ``type`` names instead of trying
-    every arm. Errors are not its business: when it refuses a value, the wire type's own
-    validator runs and explains. None when the schema cannot be rebuilt."""
+def quick_schema(core_schema: dict) -> Any:
+    """The core schema of a validator that accepts only what the wire type accepts, but faster:
+    models are checked as plain field sets (no instances built), and unions of models told apart
+    by a literal ``type`` member (content blocks) go straight to the arm that ``type`` names
+    instead of trying every arm. Plain JSON data (as read back from the disk cache, so a run
+    validates with the same data either way); None when it cannot be had."""
+    try:
+        return orjson.loads(orjson.dumps(_quick(core_schema)))
+    except (TypeError, orjson.JSONEncodeError):  # a value JSON cannot hold: no first pass
+        return None
+
+
+def quick_validator(schema: Any):
+    """The pydantic-core validator of a :func:`quick_schema`. Errors are not its business: when
+    it refuses a value, the wire type's own validator runs and explains. None when there is none."""
+    if schema is None:
+        return None
     from pydantic_core import SchemaValidator
 
     try:
-        return SchemaValidator(_quick(core_schema))
+        return SchemaValidator(schema)
     except Exception:  # noqa: BLE001 - an unexpected schema shape: no first pass
         return None
 
@@ -322,10 +373,10 @@ def _union(prefix: tuple, arms: dict[str, list], names: frozenset[str]) -> list[
     return [Issue(prefix, f"{fmt_path(prefix)} must be {words}{tail}", "union")]
 
 
-def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
-    """Validate ``value`` strictly against an :meth:`_Surface.adapter` entry; the issues found,
-    paths starting with ``base``."""
-    adapter, _, _, quick = entry
+def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
+    """Validate ``value`` strictly against a :class:`Judge`; the issues found, paths starting
+    with ``base``."""
+    quick = entry.quick
     if quick is not None:
         try:
             quick.validate_python(value, strict=True, by_name=False)
@@ -333,7 +384,7 @@ def validate(entry: tuple, value: Any, base: tuple) -> list[Issue]:
         except Exception:  # noqa: BLE001 - refused (or could not tell): the wire type decides
             pass
     try:
-        adapter.validate_python(value, strict=True, by_name=False)
+        entry.adapter.validate_python(value, strict=True, by_name=False)
     except surface().ValidationError as exc:
         return collapse(exc.errors(include_url=False), base)
     return []
@@ -352,9 +403,9 @@ def acceptor(kind: str, method: str, revision: str) -> tuple | None:
     if revision in known:
         return known[revision]
     entry, found = judge(kind, method, revision), None
-    if entry is not None and entry[3] is not None:
-        accepts = compile_acceptor(_quick(entry[0].core_schema))
-        found = None if accepts is None else (accepts, entry[1], entry)
+    if entry is not None and entry.quick_schema is not None:
+        accepts = compile_acceptor(entry.quick_schema)
+        found = None if accepts is None else (accepts, entry.required, entry)
     if method in protocol.METHODS:  # custom method names are unbounded
         _acceptors[kind].setdefault(method, {})[revision] = found
     return found
@@ -377,7 +428,7 @@ def verbatim_text(value: Any) -> bytes | None:
     return text if len(text) <= VERBATIM_TEXT else None
 
 
-def validate_verbatim(entry: tuple, value: Any, base: tuple) -> list[Issue]:
+def validate_verbatim(entry: Judge, value: Any, base: tuple) -> list[Issue]:
     """:func:`validate`, remembered per exact JSON text of ``value``. The issues are a function
     of the text: it keeps key order (the errors' order), types (``1`` vs ``1.0`` vs ``true``) and
     every value; the parser (orjson) reads no NaN or infinity, which orjson would write as null."""
@@ -532,17 +583,27 @@ def whole_method_owned(kind: str, method: str) -> bool:
 _judges: dict[tuple, tuple | None] = {}
 
 
-def judge(kind: str, method: str, revision: str) -> tuple | None:
-    """The :meth:`_Surface.adapter` entry that judges ``method``'s params or result in
-    ``revision``; None when another rule judges them whole or the surface lacks the method."""
+def judge(kind: str, method: str, revision: str) -> Judge | None:
+    """The :class:`Judge` of ``method``'s params or result in ``revision`` (from the disk cache
+    when an earlier run kept it); None when another rule judges them whole or the surface lacks
+    the method."""
     key = (kind, method, revision)
     try:
         return _judges[key]
     except KeyError:
         pass
-    entry = None if whole_method_owned(kind, method) else surface().adapter(kind, method, revision)
-    if method in protocol.METHODS:  # custom method names are unbounded
-        _judges[key] = entry
+    if whole_method_owned(kind, method):
+        entry = None
+    elif method not in protocol.METHODS:  # custom method names are unbounded: never kept
+        return surface().adapter(kind, method, revision)
+    else:
+        stored = _schema_cache.get(key)
+        if stored is _schema_cache.MISSING:
+            entry = surface().adapter(kind, method, revision)
+            _schema_cache.put(key, entry.stored() if entry is not None else None)
+        else:
+            entry = Judge(key, *stored) if stored is not None else None
+    _judges[key] = entry
     return entry
 
 
@@ -610,7 +671,7 @@ class ParamsSchemaRule(SchemaRule):
         entry = judge(self.surface_kind, method, record.revision or shape_revision(record, session))
         if entry is None:
             return None  # custom method, tasks/*, a method the revision lacks (SV004), initialize
-        _, required, type_name, _ = entry
+        required, type_name = entry.required, entry.type_name
         if "params" not in record.msg:
             return (method, type_name, [Issue(("params",), "params is required but missing", "missing")]) \
                 if required else None
@@ -686,7 +747,7 @@ class ResultSchema(SchemaRule):
         if session.modern and result.get("resultType") not in ("complete", "input_required"):
             return None  # missing or extension result types: MD003/MD004
         check = validate_verbatim if method in VERBATIM else validate
-        return method, entry[2], check(entry, result, _RESULT)
+        return method, entry.type_name, check(entry, result, _RESULT)
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"
