@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 from dataclasses import dataclass, fields
@@ -41,7 +42,19 @@ SEVERITIES = click.Choice([s.value for s in Severity])
 
 
 class _Main(click.Group):
-    """The command group: Ctrl-C exits 130 quietly; a bug of ours is one line and exit 2."""
+    """The command group: Ctrl-C exits 130 quietly; a bug of ours is one line and exit 2.
+    Commands in ``lazy`` are imported when they run or help lists them (start-up time)."""
+
+    lazy = {"redact": ("mcplint.redact.command", "redact")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            module, attribute = self.lazy[name]
+            self.add_command(getattr(importlib.import_module(module), attribute), name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -548,11 +561,6 @@ def capture(output, output_alias, redact, lint, grace, command) -> None:
     except OSError as exc:
         fail(f"cannot open capture file: {exc.filename or output or output_alias}: {exc.strerror or exc}")
     sys.exit(status)
-
-
-from mcplint.redact.command import redact as _redact  # noqa: E402  (mcplint redact)
-
-main.add_command(_redact)
 
 
 @main.command()
