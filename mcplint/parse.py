@@ -142,16 +142,17 @@ def _child(path: str, line: int, data: bytes | str, value: Any, parent: Record) 
 
 def _stamp(record: Record, frame: Frame, flags: frozenset[str]) -> Record:
     """Copy what the reader knows (direction, time, session) onto a record and its children."""
-    for target in (record, *record.children) if record.children else (record,):
-        target.direction = frame.direction
-        target.direction_observed = frame.observed
-        target.ts = frame.ts
-        target.t = frame.t
-        target.flags = flags
-        target.session_key = frame.session
-        target.transport = frame.transport
-        target.http = frame.http
-        target.signs = frame.signs
+    record.direction = frame.direction
+    record.direction_observed = frame.observed
+    record.ts = frame.ts
+    record.t = frame.t
+    record.flags = flags
+    record.session_key = frame.session
+    record.transport = frame.transport
+    record.http = frame.http
+    record.signs = frame.signs
+    for child in record.children:
+        _stamp(child, frame, flags)
     return record
 
 
@@ -241,7 +242,7 @@ class Parser:
         if type(data) is bytes:
             # fast path: orjson validates UTF-8 itself, so a line that parses needs no decoding
             flags = frame.flags
-            if data[-1:] == b"\r":
+            if data.endswith(b"\r"):
                 data = data[:-1]
                 flags = flags | _CRLF
             try:

@@ -88,7 +88,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.binary(max_size=200), max_size=20))
 def test_arbitrary_bytes_never_crash_and_keep_line_count(chunks):
     data = b"\n".join(c.replace(b"\n", b"") for c in chunks)
@@ -98,7 +98,7 @@ def test_arbitrary_bytes_never_crash_and_keep_line_count(chunks):
     lint(data, "capture")
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(json_values, max_size=15), st.lists(st.sampled_from(["", "C→S ", "S→C "]), min_size=15, max_size=15))
 def test_arbitrary_json_never_crashes_the_engine(values, arrows):
     lines = [orjson.dumps(v) for v in values]
