@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -158,10 +159,7 @@ class Rule:
 
     def _citation(self, cited: str | None, spec: str | None = None, level: str | None = None) -> tuple[str, str]:
         """The finding's ``spec`` text and ``spec_url`` for revision ``cited`` (None: unversioned)."""
-        page, _, section = protocol.spec_page(cited, spec or self.spec).partition(" §")
-        anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
-        text = f"{cited or 'MCP'} {page}{' §' + section if section else ''} ({level or self.level})"
-        return text, protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else "")
+        return _citation(cited, spec or self.spec, level or self.level)
 
     @staticmethod
     def _party(record: Record, party: str) -> str | None:
@@ -178,6 +176,15 @@ class Rule:
     @classmethod
     def summary(cls) -> str:
         return (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else cls.name
+
+
+@lru_cache(maxsize=4096)
+def _citation(cited: str | None, spec: str, level: str) -> tuple[str, str]:
+    """:meth:`Rule._citation`, once per combination (findings repeat them)."""
+    page, _, section = protocol.spec_page(cited, spec).partition(" §")
+    anchor = re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-")
+    text = f"{cited or 'MCP'} {page}{' §' + section if section else ''} ({level})"
+    return text, protocol.spec_url(cited, page) + (f"#{anchor}" if anchor else "")
 
 
 def _order_uncertain(record: Record, related: list[tuple[Record | int, str]]) -> bool:
