@@ -359,13 +359,23 @@ def _mutate(value, data, depth=0):
 _CORPUS: list = []
 
 
+def corpus() -> list:
+    """(Judge, value) of every params and result in the sample corpus (collected once)."""
+    if not _CORPUS:
+        _CORPUS.extend(_corpus())
+    return _CORPUS
+
+
+def mutated_sample(data) -> tuple:
+    """A corpus value of some method, mutated (:func:`_mutate`), with the method's Judge."""
+    entry, value = data.draw(st.sampled_from(corpus()))
+    return entry, _mutate(value, data)
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_quick_pass_never_accepts_what_the_wire_type_refuses(data):
-    if not _CORPUS:
-        _CORPUS.extend(_corpus())
-    entry, value = data.draw(st.sampled_from(_CORPUS))
-    mutated = _mutate(value, data)
+    entry, mutated = mutated_sample(data)
     if _accepts(entry.quick, mutated):
         assert _accepts(entry.adapter, mutated), mutated
 
@@ -388,19 +398,14 @@ def test_every_method_has_an_acceptor():
 
 
 def test_acceptors_take_ordinary_messages():
-    if not _CORPUS:
-        _CORPUS.extend(_corpus())
-    for entry, value in _CORPUS:
+    for entry, value in corpus():
         assert _acceptor(entry)(value) == _accepts(entry.quick, value), value
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_an_acceptor_never_accepts_what_the_quick_pass_refuses(data):
-    if not _CORPUS:
-        _CORPUS.extend(_corpus())
-    entry, value = data.draw(st.sampled_from(_CORPUS))
-    mutated = _mutate(value, data)
+    entry, mutated = mutated_sample(data)
     if _acceptor(entry)(mutated):
         assert _accepts(entry.quick, mutated), mutated
 
