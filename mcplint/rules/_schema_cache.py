@@ -11,8 +11,7 @@ imports ``mcp_types``; the wire type's own adapter is built only to explain a re
 The file is keyed by mcplint's version and the size and modification time of the modules the
 schemas are derived from (``mcp_types``' and the schema rules'), so an upgrade or an edit starts
 a new file (and the old ones are removed). Entries are added as methods are met, and written
-once at exit (atomically; with ``--jobs`` the last worker to finish wins, and the others'
-entries come back in a later run).
+once at exit, merged with what the file holds by then (atomically: ``--jobs`` workers add up).
 ``MCPLINT_CACHE_DIR`` names another directory; an empty value turns the disk cache off.
 """
 
@@ -72,16 +71,18 @@ def _file() -> Path | None:
     return directory / f"wire-schemas-{digest.hexdigest()[:16]}.json"
 
 
+def _read(path: Path | None) -> dict:
+    try:
+        data = orjson.loads(path.read_bytes()) if path is not None else []
+        return {(kind, method, revision): entry for kind, method, revision, entry in data}
+    except (OSError, ValueError, TypeError):
+        return {}  # absent or unreadable: rebuilt as methods are met
+
+
 def _load() -> dict:
     global _entries
     if _entries is None:
-        _entries = {}
-        path = _file()
-        try:
-            data = orjson.loads(path.read_bytes()) if path is not None else []
-            _entries = {(kind, method, revision): entry for kind, method, revision, entry in data}
-        except (OSError, ValueError, TypeError):
-            pass  # absent or unreadable: rebuilt as methods are met
+        _entries = _read(_file())
     return _entries
 
 
@@ -109,11 +110,12 @@ def save() -> None:
     path = _file()
     if path is None or not _entries:
         return
+    entries = _read(path) | _entries  # what other processes (--jobs workers) kept meanwhile, too
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".wire-schemas-")
         with os.fdopen(handle, "wb") as out:
-            out.write(orjson.dumps([[*key, entry] for key, entry in _entries.items()]))
+            out.write(orjson.dumps([[*key, entry] for key, entry in entries.items()]))
         os.replace(temporary, path)
         for stale in path.parent.glob("wire-schemas-*.json"):  # of other versions or sources
             if stale != path:
