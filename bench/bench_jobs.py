@@ -69,8 +69,9 @@ def check(path: Path, jobs: int) -> tuple[float, float, bytes]:
     """Wall and CPU seconds of one ``mcplint check`` process (its workers included), and its output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    # bench/data is gitignored: the directory's files are linted only when gitignore is not respected
     done = subprocess.run([sys.executable, "-m", "mcplint", "check", "--output-format", "json", "--exit-zero",
-                           "--jobs", str(jobs), str(path)], capture_output=True, check=True)
+                           "--no-respect-gitignore", "--jobs", str(jobs), str(path)], capture_output=True, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -109,13 +110,14 @@ def measure_cpu_path(path: str, jobs: int) -> None:
 
     from mcplint import parallel
     from mcplint.api import LintOptions, lint_paths
+    from mcplint.discovery import Finder
 
     with tempfile.TemporaryDirectory() as tmp:
         _TASK_LOG = Path(tmp) / "tasks.tsv"
         for name in ("lint_part", "lint_file_in_worker"):
             _ORIGINAL[name] = getattr(parallel, name)
             setattr(parallel, name, _Timed(name))
-        lint_paths([path], None, LintOptions(), jobs=jobs)
+        lint_paths([path], None, LintOptions(), jobs=jobs, finder=Finder(respect_gitignore=False))
         busy: dict[str, float] = {}
         if _TASK_LOG.exists():
             for line in _TASK_LOG.read_text().splitlines():
