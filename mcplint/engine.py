@@ -100,8 +100,9 @@ def task_record(record: Record, kind: Kind, holder) -> bool:
 class Engine:
     """Runs a fixed set of rules over record streams.
 
-    The dispatch table maps ``(kind, method)`` to the rules that declared interest in that
-    kind (and method), so a record costs only the rules that can say something about it.
+    Each record gets a plan, cached per dispatch key (kind, method, revision, era, phase, answer
+    and feature bits: :meth:`_plan`): the checks of the rules that declared interest in it and
+    the trackers that commit it, so a record costs only the rules that can say something about it.
     ``observers`` are trackers that see every record they ask for after it was judged (the
     ``stats`` and ``show`` commands use them).
     """
@@ -119,7 +120,7 @@ class Engine:
                 else:
                     for method in rule.methods:
                         self._by_method.setdefault((kind, method), []).append(rule)
-        self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> bound check methods
+        self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> (bound check methods, trackers): see _plan
         # the families' features take the bits above the built-in ones; each holds unless its
         # clean test passes on a record of its kind and method
         features = FEATURES | {name: 1 << (16 + i) for i, name in enumerate(sorted(FAMILY_FEATURES))}
