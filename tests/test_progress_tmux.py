@@ -1,4 +1,4 @@
-"""The progress line in a real terminal: ``mcplint check`` of a ~40 MB capture under a 100+
+"""The progress line in a real terminal: ``mcplint check`` of a ~120 MB capture under a 100+
 character folder, in detached tmux panes (80 columns; 50 for Ctrl-C), ``--jobs 1`` and ``2``.
 
 Only the progress line draws on the pane (stdout goes to a file). The pane is captured every
@@ -39,14 +39,15 @@ def first_line_by() -> float:
 
 @pytest.fixture(scope="module")
 def capture(tmp_path_factory) -> Path:
-    """A ~40 MB generated capture (bench/bench_check.py) under a folder with a 124-character name."""
+    """A ~120 MB generated capture (bench/bench_check.py) under a folder with a 124-character name:
+    large enough that ``--jobs 2`` runs for a few seconds (at ~50 MB/s), well past the first draw."""
     spec = importlib.util.spec_from_file_location("bench_check", ROOT / "bench" / "bench_check.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     folder = tmp_path_factory.mktemp("progress") / ("a-folder-with-a-rather-long-name-" * 4)[:124]
     folder.mkdir()
     path = folder / "session-capture.mcplog"
-    bench.generate(path, 40, "capture", 2.0)
+    bench.generate(path, 120, "capture", 2.0)
     return path
 
 
