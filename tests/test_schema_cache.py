@@ -68,3 +68,18 @@ def test_an_empty_directory_setting_turns_it_off(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run(SAMPLES / "clean-2025-06-18.mcplog", "")
     assert not any(tmp_path.rglob("wire-schemas-*"))
+
+
+def test_entries_of_the_wrong_shape_are_not_used(tmp_path, monkeypatch):
+    """A damaged file that still parses: its odd entries are dropped, the sound ones kept."""
+    from mcplint.rules import _schema_cache
+
+    monkeypatch.setenv("MCPLINT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_schema_cache, "_entries", None)
+    path = _schema_cache._file()
+    path.write_text(json.dumps([["request", "ping", "2025-06-18", [True]], ["abcd"],
+                                ["result", "ping", "2025-06-18", [True, "EmptyResult", {"type": "any"}]],
+                                ["request", "x", "2025-06-18", None]]))
+    assert _schema_cache.get(("request", "ping", "2025-06-18")) is _schema_cache.MISSING
+    assert _schema_cache.get(("result", "ping", "2025-06-18")) == [True, "EmptyResult", {"type": "any"}]
+    assert _schema_cache.get(("request", "x", "2025-06-18")) is None

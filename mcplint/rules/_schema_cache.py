@@ -72,11 +72,21 @@ def _file() -> Path | None:
 
 
 def _read(path: Path | None) -> dict:
+    """The entries of the file (only those of the right shape: it may have been damaged)."""
     try:
         data = orjson.loads(path.read_bytes()) if path is not None else []
-        return {(kind, method, revision): entry for kind, method, revision, entry in data}
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError):
         return {}  # absent or unreadable: rebuilt as methods are met
+    return {tuple(item[:3]): item[3] for item in data if _sound(item)} if type(data) is list else {}
+
+
+def _sound(item: Any) -> bool:
+    """``[kind, method, revision, entry]`` with an entry of the right shape."""
+    if type(item) is not list or len(item) != 4 or not all(type(part) is str for part in item[:3]):
+        return False
+    entry = item[3]
+    return entry is None or (type(entry) is list and len(entry) == 3 and type(entry[0]) is bool
+                             and type(entry[1]) is str and (entry[2] is None or type(entry[2]) is dict))
 
 
 def _load() -> dict:
