@@ -757,13 +757,19 @@ def _ignore_sigint() -> None:
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel what is queued and end the workers without waiting for their tasks."""
+    """Cancel what is queued and end the workers without waiting for their tasks; then let the
+    pool's manager thread finish, which closes its wake-up pipe: left running, it may close the
+    pipe while the interpreter's exit hook (``concurrent.futures.process._python_exit``) writes
+    to it, and an OSError traceback follows "mcplint: interrupted"."""
     workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # (shutdown forgets it)
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         worker.terminate()
     for worker in workers:
         worker.join(5)
+    if manager is not None:
+        manager.join(5)
 
 
 def _size(path: str) -> int:

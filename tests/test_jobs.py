@@ -394,3 +394,20 @@ def test_a_process_pool_that_cannot_start_falls_back_to_one_process(monkeypatch)
     findings, summary = lint_paths(paths, jobs=2)
     assert [f.to_dict() for f in findings] == [f.to_dict() for f in expected[0]]
     assert summary.records == expected[1].records
+
+
+def test_stopping_the_pool_leaves_no_manager_thread_behind():
+    """After Ctrl-C (parallel._stop) the pool's manager thread has ended, so the interpreter's exit
+    hook finds its wake-up pipe closed instead of racing the thread that closes it."""
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mcplint.parallel import _stop
+
+    pool = ProcessPoolExecutor(max_workers=2)
+    futures = [pool.submit(time.sleep, 5) for _ in range(4)]
+    time.sleep(0.5)
+    manager = pool._executor_manager_thread
+    _stop(pool)
+    assert not manager.is_alive()
+    assert all(f.cancelled() or f.done() for f in futures[2:])
