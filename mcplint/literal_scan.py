@@ -78,10 +78,17 @@ def signs(data: bytes | str) -> int:
         data = head(data)
     lowered = data.lower()
     for index, start, _ in _FIND(lowered):
-        bits |= _SELF[index]
-        for offset, literal, more in _BEYOND[index]:
-            if lowered.startswith(literal, start + offset):
-                bits |= more
+        bits |= _match_bits(lowered, index, start)
+    return bits
+
+
+def _match_bits(lowered: bytes, index: int, start: int) -> int:
+    """The bits of a match of literal ``index`` at ``start``: its own, and those of the literals
+    that begin inside it and go on beyond its end (the pass reported none of them)."""
+    bits = _SELF[index]
+    for offset, literal, more in _BEYOND[index]:
+        if lowered.startswith(literal, start + offset):
+            bits |= more
     return bits
 
 
@@ -94,10 +101,7 @@ def block_signs(lines: list[bytes], joined: bytes | None = None) -> list[int | N
     out: list[int | None] = [0] * len(lines)
     line, at = 0, 0  # the line of the match before, and where it started
     for index, start, _ in _FIND(joined):  # in order of start
-        bits = _SELF[index]
-        for offset, literal, more in _BEYOND[index]:
-            if joined.startswith(literal, start + offset):
-                bits |= more
+        bits = _match_bits(joined, index, start)
         if bits:  # (a harmless name such as progressToken has none: its line need not be known)
             line += joined.count(b"\n", at, start)
             at = start

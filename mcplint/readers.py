@@ -63,20 +63,21 @@ class Lines:
         """The first ``lines`` lines, or as many as reach ``size`` bytes (fewer at the end)."""
         out: list[tuple[bytes, Cut | bool]] = []
         total = 0
-        for batch, _ in self._kept:
-            for item in batch:
-                out.append(item)
-                total += len(item[0])
-                if len(out) >= lines or total >= size:
-                    return out
-        for batch, found in self._batches:
-            self._kept.append((batch, found))
+        for batch in self._peeked():
             for item in batch:
                 out.append(item)
                 total += len(item[0])
                 if len(out) >= lines or total >= size:
                     return out
         return out
+
+    def _peeked(self) -> Iterator[list]:
+        """The batches read so far, then new ones, each kept for iteration."""
+        for batch, _ in self._kept:
+            yield batch
+        for read in self._batches:
+            self._kept.append(read)
+            yield read[0]
 
     def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
         for batch, _ in self._taken():
