@@ -1,12 +1,19 @@
 """Render diagnoses as text, Markdown (for issue reports) or JSON.
 
-Places read ``line 12``, or ``entry 4`` on HAR input (``mcplint.diagnose.place``)."""
+Places read ``line 12``, or ``entry 4`` on HAR input (``mcplint.diagnose.place``).
+
+What a diagnosis quotes from the capture (file name, session label, methods, ids, error texts,
+stderr lines, and the suspect sentences that name them) goes through :mod:`mcplint.untrusted`:
+:func:`~mcplint.untrusted.shown` in text, ``markdown_text`` / ``markdown_code`` in Markdown."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from mcplint.diagnose import STAGES, Diagnosis, place
 from mcplint.rules._base import fmt_id
 from mcplint.terminal import styler
+from mcplint.untrusted import markdown_code, markdown_text, shown
 
 _plain = styler(False)
 
@@ -15,12 +22,16 @@ def _age(seconds: float | None) -> str:
     return "age unknown" if seconds is None else f"open for {seconds:.1f} s"
 
 
-def _lines(d: Diagnosis, bullet: str, code: str, style=_plain) -> list[str]:
+def _lines(d: Diagnosis, bullet: str, text: Callable[[object], str], code: Callable[[object], str],
+           style=_plain) -> list[str]:
+    """The body of a diagnosis; ``text`` and ``code`` turn capture-derived values into output text
+    (plain, or code-formatted where Markdown shows code)."""
     out = []
     if d.era == "modern":
         out.append(f"{bullet}Stateless session (2026-07-28): {len(d.modern_requests)} request(s)")
         for item in d.modern_requests[:20]:
-            out.append(f"  {bullet}{place(item)}: {item['method']} {code}{fmt_id(item['id'])}{code}: {item['outcome']}")
+            out.append(f"  {bullet}{place(item)}: {text(item['method'])} {code(fmt_id(item['id']))}: "
+                       f"{text(item['outcome'])}")
     else:
         for stage, label in STAGES:
             mark = style("✔", fg="green") if stage in d.stages else style("✘", fg="red", bold=True)
@@ -28,28 +39,30 @@ def _lines(d: Diagnosis, bullet: str, code: str, style=_plain) -> list[str]:
             out.append(f"{bullet}{mark} {label}{where}")
     if d.suspect:
         out.append("")
-        out.append(f"{style('Suspect:', fg='yellow', bold=True)} {d.suspect}")
+        out.append(f"{style('Suspect:', fg='yellow', bold=True)} {text(d.suspect)}")
     if d.fix:
-        out.append(f"{style('Fix:', fg='green', bold=True)} {d.fix}")
+        out.append(f"{style('Fix:', fg='green', bold=True)} {text(d.fix)}")
     end = d.exit if d.exit is not None and d.exit["verdict"] else None
     if end is not None:
         if end["event"] != "crash":
-            text = f": {code}{end['text']}{code}" if end["text"] else ""
-            out.append(f"Ended: {place(end)} ({end['source']}){text}")
+            said = f": {code(end['text'])}" if end["text"] else ""
+            out.append(f"Ended: {place(end)} ({text(end['source'])}){said}")
         if end["traceback"] is not None:
             crash = end["traceback"]
-            out.append(f"Crash report: line {crash['line']} ({crash['runtime']}): {code}{crash['exception']}{code}")
+            out.append(f"Crash report: line {crash['line']} ({crash['runtime']}): {code(crash['exception'])}")
     if d.open_requests:
         out.append("")
         out.append("Open at the end of the capture:")
         for o in d.open_requests:
             progress = f", {o.progress} progress notification(s)" if o.progress else ""
-            out.append(f"{bullet}{place(vars(o))}: {o.method} {code}#{fmt_id(o.id)}{code}, {_age(o.age)}; "
+            out.append(f"{bullet}{place(vars(o))}: {text(o.method)} {code('#' + fmt_id(o.id))}, {_age(o.age)}; "
                        f"the {o.owed_by} owes the answer{progress}")
     for title, items, fmt in (
-        ("Timeout signatures:", d.timeouts, lambda t: f"{place(t)}: {t['signature']}"),
-        ("Responses after cancellation:", d.late_responses, lambda r: f"{place(r)}: {r['method']} #{fmt_id(r['id'])}"),
-        ("Stdout pollution:", d.pollution, lambda p: f"{place(p)}: {p['origin']}: {code}{p['text']}{code} — {p['fix']}"),
+        ("Timeout signatures:", d.timeouts, lambda t: f"{place(t)}: {text(t['signature'])}"),
+        ("Responses after cancellation:", d.late_responses,
+         lambda r: f"{place(r)}: {text(r['method'])} {text('#' + fmt_id(r['id']))}"),
+        ("Stdout pollution:", d.pollution,
+         lambda p: f"{place(p)}: {p['origin']}: {code(p['text'])} — {p['fix']}"),  # origin and fix are ours
     ):
         if items:
             out.append("")
@@ -57,30 +70,34 @@ def _lines(d: Diagnosis, bullet: str, code: str, style=_plain) -> list[str]:
             out.extend(f"{bullet}{fmt(item)}" for item in items)
     if d.notes:
         out.append("")
-        out.extend(f"Note: {note}" for note in d.notes)
+        out.extend(f"Note: {text(note)}" for note in d.notes)
     stalled = d.last_stage in ("transport", "initialize_sent") or (d.era != "modern" and d.last_stage is None)
     if d.stderr_tail and (stalled or d.open_requests or end is not None):
         out.append("")
         out.append("Last stderr lines:")
-        out.extend(f"{bullet}{code}{line}{code}" for line in d.stderr_tail)
+        out.extend(f"{bullet}{code(line)}" for line in d.stderr_tail)
     return out
+
+
+def _heading(d: Diagnosis, text: Callable[[object], str], code: Callable[[object], str]) -> str:
+    return f"{code(d.path)} — session {text(d.session)} ({text(d.version or 'version unknown')})"
 
 
 def text(diagnoses: list[Diagnosis], color: bool = False) -> str:
     style = styler(color)
     blocks = []
     for d in diagnoses:
-        header = style(f"{d.path} — session {d.session} ({d.version or 'version unknown'})", bold=True)
-        blocks.append("\n".join([header, *_lines(d, "  ", "", style)]))
+        header = style(_heading(d, shown, shown), bold=True)
+        blocks.append("\n".join([header, *_lines(d, "  ", shown, shown, style)]))
     return "\n\n".join(blocks) if blocks else "No session found."
 
 
 def markdown(diagnoses: list[Diagnosis]) -> str:
     blocks = ["## mcplint diagnose", ""]
     for d in diagnoses:
-        blocks.append(f"### `{d.path}` — session {d.session} ({d.version or 'version unknown'})")
+        blocks.append(f"### {_heading(d, markdown_text, markdown_code)}")
         blocks.append("")
-        blocks.extend(_lines(d, "- ", "`"))
+        blocks.extend(_lines(d, "- ", markdown_text, markdown_code))
         blocks.append("")
     blocks.append("_Generated by mcplint; values that look like secrets are redacted._")
     return "\n".join(blocks)

@@ -1,4 +1,7 @@
-"""Tables for ``mcplint stats`` (tabulate)."""
+"""Tables for ``mcplint stats`` (tabulate).
+
+Methods, error codes, session labels, versions and file names come from captures: each is
+:func:`~mcplint.untrusted.shown` (escapes escaped, one line) before it reaches a table."""
 
 from __future__ import annotations
 
@@ -7,10 +10,11 @@ from tabulate import tabulate
 from mcplint.excerpt import mask_field
 from mcplint.stats import Figures, error_rows, fmt_seconds, method_rows
 from mcplint.terminal import styler
+from mcplint.untrusted import shown
 
 
 def _table(figures: Figures) -> str:
-    rows = [(r["method"], r["c2s"], r["s2c"], r["?"] or "", r["errors"] or "", fmt_seconds(r["p50"]),
+    rows = [(shown(r["method"]), r["c2s"], r["s2c"], r["?"] or "", r["errors"] or "", fmt_seconds(r["p50"]),
              fmt_seconds(r["p95"]), fmt_seconds(r["max"])) for r in method_rows(figures)]
     table = tabulate(rows, headers=["method", "C→S", "S→C", "dir?", "errors", "p50", "p95", "max"],
                      tablefmt="simple")
@@ -19,7 +23,8 @@ def _table(figures: Figures) -> str:
         rate = figures.tool_is_error / figures.tool_calls
         facts.append(f"tool results with isError: {figures.tool_is_error}/{figures.tool_calls} ({rate:.0%})")
     if figures.unanswered:
-        facts.append("unanswered requests: " + ", ".join(f"{m}×{n}" for m, n in figures.unanswered.most_common()))
+        facts.append("unanswered requests: "
+                     + ", ".join(f"{shown(m)}×{n}" for m, n in figures.unanswered.most_common()))
     if figures.cancelled:
         facts.append(f"cancellations: {figures.cancelled}")
     if figures.other_lines:
@@ -33,7 +38,8 @@ def _table(figures: Figures) -> str:
 def _error_table(figures: Figures) -> str:
     """One row per JSON-RPC error code, with the methods it answered (``-32602 invalid params 5
     tools/call ×4, prompts/get ×1``)."""
-    rows = [(r["code"], r["name"] or "", r["count"], ", ".join(f"{m} ×{n}" for m, n in r["methods"].items()))
+    rows = [(shown(r["code"]), r["name"] or "", r["count"],
+             ", ".join(f"{shown(m)} ×{n}" for m, n in r["methods"].items()))
             for r in error_rows(figures)]
     return tabulate(rows, headers=["error code", "name", "count", "answered"], tablefmt="simple",
                     disable_numparse=True, colalign=("right", "left", "right", "left"))
@@ -47,7 +53,7 @@ def render_tables(overall: Figures, sessions: dict[str, Figures], summary, color
 
     parts = []
     for name, figures in sessions.items():
-        heading = style(f"{name} ({mask_field(figures.version) or 'version unknown'})")
+        heading = style(f"{shown(name)} ({shown(mask_field(figures.version) or 'version unknown')})")
         parts.append(f"{heading}\n{_table(figures)}")
     heading = style(f"Overall: {summary.files} file(s), {len(sessions)} session(s), {summary.records} records")
     parts.append(f"{heading}\n{_table(overall)}")

@@ -22,6 +22,7 @@ from mcplint.redact.engine import (
 from mcplint.redact.formats import UnsupportedFormat, redact_stream
 from mcplint.redact.known import SecretsFileError
 from mcplint.redact.known import load as load_secrets
+from mcplint.untrusted import shown
 
 
 def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_path=None,
@@ -98,7 +99,7 @@ def redact(path, output, output_alias, input_format, check, report_format, keep,
     report = redactor.report
     if check:
         for hit in report.hits:
-            click.echo(f"{name}:{hit.line}: {hit.kind} at {hit.path}")
+            click.echo(f"{shown(name)}:{hit.line}: {hit.kind} at {shown(hit.path)}")
     if report_format == "json":
         data = report.as_json(name)
         if check:
@@ -107,6 +108,6 @@ def redact(path, output, output_alias, input_format, check, report_format, keep,
     else:
         verb = "would redact" if check else "redacted"
         summary = report.summary()
-        click.echo(f"mcplint redact: {name}: {verb + ' ' + summary if report.total else summary}", err=True)
+        click.echo(f"mcplint redact: {shown(name)}: {verb + ' ' + summary if report.total else summary}", err=True)
     if check and report.total:
         sys.exit(1)
