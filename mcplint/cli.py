@@ -37,6 +37,7 @@ from mcplint.rules import load
 from mcplint.settings import Settings, resolve_settings
 from mcplint.settings import apply as apply_settings
 from mcplint.terminal import COLOR_CHOICES, color_wanted
+from mcplint.untrusted import shown
 
 SEVERITIES = click.Choice([s.value for s in Severity])
 
@@ -589,7 +590,7 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
     name = "-" if path == "-" else path
 
     def note(line: int, message: str) -> None:
-        warn(f"{name}:{line}: {message}")
+        warn(f"{shown(name)}:{line}: {shown(message)}")  # one line: a file name may hold a line feed
 
     try:
         source = sys.stdin.buffer if path == "-" else open(path, "rb")
