@@ -50,6 +50,7 @@ except ImportError:  # pragma: no cover - not POSIX
 
 from mcplint import __version__
 from mcplint.excerpt import mask_text, mask_value
+from mcplint.untrusted import shown, shown_lines
 
 DEFAULT_GRACE = 2.0
 #: Signals that mean "stop": forwarded to the server, then the shutdown escalates.
@@ -152,7 +153,7 @@ def lint_findings(lines: Iterator[tuple[bytes, bool]], path: str) -> Iterator[st
 
     records = Parser(path).records(read_capture(lines))
     for f in Engine().lint_records(records, path):
-        yield f"mcplint: {path}:{f.line}: {f.code} [{f.severity.value}] {f.message}\n"
+        yield f"mcplint: {shown(path)}:{f.line}: {f.code} [{f.severity.value}] {shown(f.message)}\n"
 
 
 def lint_stdin(path: str) -> None:
@@ -168,7 +169,8 @@ def lint_stdin(path: str) -> None:
     except BrokenPipeError:
         pass
     except Exception as exc:  # say so once; the capture itself is unaffected
-        out.write(f"mcplint: --lint stopped after an internal error: {type(exc).__name__}: {mask_text(str(exc))}\n")
+        out.write(f"mcplint: --lint stopped after an internal error: {type(exc).__name__}: "
+                  f"{shown(mask_text(str(exc)))}\n")
         out.flush()
 
 
@@ -293,7 +295,7 @@ class Recorder:
 # -- pumps ---------------------------------------------------------------------------------------
 def _say(fd: int, text: str) -> None:
     try:
-        _write_all(fd, text.encode("utf-8", "replace"))
+        _write_all(fd, shown_lines(text).encode("utf-8", "replace"))
     except OSError:
         pass
 
@@ -433,18 +435,18 @@ class Capture:
 
     # -- main ----------------------------------------------------------------------------------
     def run(self) -> int:
-        shown = [mask_text(arg) for arg in self.command] if self._redact else self.command
+        command = [mask_text(arg) for arg in self.command] if self._redact else self.command
         try:
             proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, bufsize=0)
         except OSError as exc:
-            message = f"could not start {shown[0]!r}: {exc.strerror or exc}"
-            self.recorder.meta("error", message, command=shown)
+            message = f"could not start {command[0]!r}: {exc.strerror or exc}"
+            self.recorder.meta("error", message, command=command)
             self.recorder.close()
             self._say(f"mcplint capture: {message}\n")
             return 127 if isinstance(exc, FileNotFoundError) else 126
-        self.recorder.meta("start", f"mcplint {__version__} capture started {' '.join(shown)} (pid {proc.pid})",
-                           command=shown, pid=proc.pid, mcplint=__version__)
+        self.recorder.meta("start", f"mcplint {__version__} capture started {' '.join(command)} (pid {proc.pid})",
+                           command=command, pid=proc.pid, mcplint=__version__)
         previous = {}
         for name in FORWARDED_SIGNALS:
             number = getattr(signal, name, None)

@@ -20,6 +20,7 @@ from mcplint.cli_common import (
     EXIT_INTERRUPTED,
     OutputFile,
     fail,
+    say,
     input_paths,
     one_input,
     split_list,
@@ -37,7 +38,7 @@ from mcplint.rules import load
 from mcplint.settings import Settings, resolve_settings
 from mcplint.settings import apply as apply_settings
 from mcplint.terminal import COLOR_CHOICES, color_wanted
-from mcplint.untrusted import shown
+from mcplint.untrusted import json_text, shown
 
 SEVERITIES = click.Choice([s.value for s in Severity])
 
@@ -61,7 +62,7 @@ class _Main(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("mcplint: interrupted", err=True)
+            say("mcplint: interrupted")
             sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:  # the reader went away (`mcplint ... | head`): stop quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -71,8 +72,8 @@ class _Main(click.Group):
         except Exception as exc:
             if os.environ.get("MCPLINT_DEBUG"):
                 raise
-            click.echo(f"mcplint: internal error: {type(exc).__name__}: {mask_text(str(exc))} (set MCPLINT_DEBUG=1 "
-                       "for the traceback, and please report it)", err=True)
+            say(f"mcplint: internal error: {type(exc).__name__}: {shown(mask_text(str(exc)))} (set MCPLINT_DEBUG=1 "
+                "for the traceback, and please report it)")
             sys.exit(EXIT_ERROR)
 
 
@@ -143,9 +144,9 @@ class Inputs:
             fail(str(exc))
         if self.verbose:
             for path, fmt in summary.formats.items():
-                click.echo(f"mcplint: reading {path} as {fmt}", err=True)
+                say(f"mcplint: reading {shown(path)} as {fmt}")
             for path, why in summary.skipped:
-                click.echo(f"mcplint: skipped {path}: {why}", err=True)
+                say(f"mcplint: skipped {shown(path)}: {shown(why)}")
         return findings, summary
 
     @property
@@ -276,17 +277,17 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
             baseline_out.commit()
             for _, out in outputs:
                 out.discard()
-            click.echo(f"mcplint: wrote {_count(count, 'finding')} to baseline {write_baseline}", err=True)
+            say(f"mcplint: wrote {_count(count, 'finding')} to baseline {write_baseline}")
             return
         if baseline_file:
             reported = _apply_baseline(baseline_file, reported, quiet)
-        shown = _at_least(reported, settings.min_severity)
+        visible = _at_least(reported, settings.min_severity)
         summary.fail_on = settings.fail_on
         for f in reported:
             if f.severity.rank < settings.min_severity.rank:
                 summary.hidden[f.severity] = summary.hidden.get(f.severity, 0) + 1
         for index, (fmt, out) in enumerate(outputs):
-            _render(fmt, shown, summary, out.stream, color if index == 0 else "never", quiet)
+            _render(fmt, visible, summary, out.stream, color if index == 0 else "never", quiet)
             out.commit()
     finally:
         for _, out in outputs:
@@ -296,11 +297,10 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
     if summary.crashes:  # findings above are complete except for the failed checks: say so, exit 2
         for crash in summary.crashes[:5]:
             where, sep, error = crash.partition(": ")  # "<rule> failed on <path>:<line>", the exception
-            click.echo(f"mcplint: internal error: {where}{sep}{mask_text(error)}", err=True)
+            say(f"mcplint: internal error: {where}{sep}{shown(mask_text(error))}")
         more = len(summary.crashes) - 5
-        click.echo(("" if more <= 0 else f"mcplint: ... and {more} more; ") +
-                   "mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)",
-                   err=True)
+        say(("" if more <= 0 else f"mcplint: ... and {more} more; ") +
+            "mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)")
         sys.exit(EXIT_ERROR)
     if not exit_zero and exceeds(reported, settings.fail_on):
         sys.exit(EXIT_FINDINGS)
@@ -320,13 +320,13 @@ def _apply_baseline(path: str, findings, quiet: bool):
     except baseline.BaselineError as exc:
         fail(str(exc))
     if filtered.hidden and not quiet:
-        click.echo(f"mcplint: the baseline hid {_count(filtered.hidden, 'finding')}", err=True)
+        say(f"mcplint: the baseline hid {_count(filtered.hidden, 'finding')}")
     if filtered.stale:
-        click.echo(f"mcplint: {len(filtered.stale)} baseline entr{'y' if len(filtered.stale) == 1 else 'ies'} "
-                   "no longer match (fixed, or the capture changed); refresh it with --write-baseline:", err=True)
+        say(f"mcplint: {len(filtered.stale)} baseline entr{'y' if len(filtered.stale) == 1 else 'ies'} "
+            "no longer match (fixed, or the capture changed); refresh it with --write-baseline:")
         for entry in filtered.stale:
-            click.echo(f"  {entry.get('path')}:{entry.get('line')}: {entry.get('code')} "
-                       f"{mask_text(str(entry.get('message')))}", err=True)
+            say(f"  {shown(entry.get('path'))}:{entry.get('line')}: {shown(entry.get('code'))} "
+                f"{shown(mask_text(str(entry.get('message'))))}")
     return filtered.kept
 
 
@@ -345,11 +345,11 @@ def _show_files(paths: list[str], settings: Settings, color: str) -> None:
     style = styler(use_color)
     for decision in sorted(found.decisions, key=lambda d: not d.lint):
         verdict = style("lint", fg="green") if decision.lint else style("skip", fg="yellow")
-        click.echo(f"{verdict}  {decision.path}  ({decision.reason})", color=use_color)
+        click.echo(f"{verdict}  {shown(decision.path)}  ({shown(decision.reason)})", color=use_color)
     skipped = len(found.decisions) - len(found.files)
-    click.echo(f"{_count(len(found.files), 'file')} to lint, {skipped} skipped.", err=True)
+    say(f"{_count(len(found.files), 'file')} to lint, {skipped} skipped.")
     if problem:
-        click.echo(f"mcplint: a run would fail: {problem}", err=True)
+        say(f"mcplint: a run would fail: {shown(problem)}")
 
 
 def _report_spec(spec: str) -> tuple[str, str]:
@@ -399,7 +399,7 @@ def stats(ctx, inputs, output_format, output_file, color, per_session) -> None:
         if output_format == "json":
             document = {"overall": as_dict(overall), "sessions": {k: as_dict(v) for k, v in sessions.items()},
                         "sessions_not_shown": collector.folded, "files": summary.files, "records": summary.records}
-            out.stream.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
+            out.stream.write(json_text(document, indent=True) + "\n")
             return
         out.stream.write(render_tables(overall, sessions if per_session else {}, summary,
                                        color=color_wanted(color, out.stream)) + "\n")
@@ -429,7 +429,7 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
         inputs.lint(settings, observers=[collector])
         diagnoses = [d.masked() for d in collector.diagnoses.values()]  # every format: nothing secret shown
         if output_format == "json":
-            text = orjson.dumps([d.as_dict() for d in diagnoses], option=orjson.OPT_INDENT_2).decode()
+            text = json_text([d.as_dict() for d in diagnoses], indent=True)
         elif output_format == "markdown":
             text = diagnose_report.markdown(diagnoses)
         else:
@@ -439,11 +439,11 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
             counts = ", ".join(f"{n} {outcome}" for outcome, n in collector.unlisted.most_common())
             note = f"{sum(collector.unlisted.values())} more session(s) not listed: {counts}"
             if output_format == "json":
-                click.echo(note, err=True)
+                say(note)
             else:
                 out.stream.write(note + "\n")
     if fail_on_stall and collector.stalled:
-        click.echo(f"mcplint: {_count(collector.stalled, 'session')} stalled", err=True)
+        say(f"mcplint: {_count(collector.stalled, 'session')} stalled")
         sys.exit(EXIT_FINDINGS)
 
 

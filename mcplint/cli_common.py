@@ -5,7 +5,8 @@
   only when the command finished, so an error or Ctrl-C leaves no partial file behind; a target
   that cannot be written is a one-line error before any work starts. A device or FIFO
   (``-o /dev/null``) is written in place: renaming over it would replace the device.
-- :func:`fail`: the one-line ``mcplint: error: ...`` and exit status 2.
+- :func:`fail`: the one-line ``mcplint: error: ...`` and exit status 2; :func:`say` and :func:`warn`
+  for other messages on stderr (all three show capture-derived text safely).
 """
 
 from __future__ import annotations
@@ -18,13 +19,21 @@ from typing import Any, NoReturn
 
 import click
 
+from mcplint.untrusted import shown, shown_lines
+
 #: Exit statuses (README "Exit status"); 141 is what a shell reports for a SIGPIPE death.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
+def say(message: str) -> None:
+    """A message on stderr. Messages name files and quote captures, so what they hold is
+    :func:`~mcplint.untrusted.shown`: no escape sequence from a capture reaches the terminal."""
+    click.echo(shown_lines(message), err=True)
+
+
 def fail(message: str) -> NoReturn:
     """Say what could not be done, in one line, and exit 2."""
-    click.echo(f"mcplint: error: {message}", err=True)
+    say(f"mcplint: error: {shown(message)}")
     sys.exit(EXIT_ERROR)
 
 
@@ -34,7 +43,7 @@ def split_list(values: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def warn(message: str) -> None:
-    click.echo(f"mcplint: warning: {message}", err=True)
+    say(f"mcplint: warning: {message}")
 
 
 def stdin_is_piped() -> bool:

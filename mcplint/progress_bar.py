@@ -26,6 +26,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Protocol, TypeVar
 
+from mcplint.untrusted import shown
+
 T = TypeVar("T")
 
 #: Inputs smaller than this finish in well under a second: no progress line.
@@ -197,7 +199,7 @@ def render(label: str, done: int, total: int, elapsed: float, width: int, record
 
 def _shown(text: str, encoding: str) -> str:
     """``text`` as it reaches the terminal: control characters and what ``encoding`` lacks escaped."""
-    text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    text = shown(text)
     try:
         return text.encode(encoding, "backslashreplace").decode(encoding)
     except LookupError:

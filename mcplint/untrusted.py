@@ -17,8 +17,9 @@ capture-derived strings through one of these functions, chosen by where the text
 - :func:`markdown_text` / :func:`markdown_code`: ``shown`` text that Markdown renders literally: no raw
   HTML, no links or autolinks, no emphasis, no table cell ending early.
 - :func:`html_text`: ``shown`` text, HTML-escaped (quotes too, for attributes).
-
-JSON output needs none of this: JSON escapes are safe, and JSON stays lossless.
+- :func:`json_text`: a JSON document that stays lossless, with what ``shown`` escapes written as
+  JSON ``\\u`` escapes (JSON itself only requires that of C0 controls; a C1 control or a bidi
+  override in raw UTF-8 would still reach a terminal that shows the document).
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-__all__ = ["github_data", "github_property", "html_text", "markdown_code", "markdown_text", "shown",
-           "shown_finding", "shown_lines", "xml_attr", "xml_text"]
+import orjson
+
+__all__ = ["github_data", "github_property", "html_text", "json_text", "markdown_code", "markdown_text",
+           "shown", "shown_finding", "shown_lines", "xml_attr", "xml_text"]
 
 
 def shown(text: Any) -> str:
@@ -74,8 +77,13 @@ def xml_text(text: Any) -> str:
 
 
 def xml_attr(text: Any) -> str:
-    """An XML attribute value, quotes included."""
-    return '"' + html.escape(shown(text), quote=True) + '"'
+    """An XML attribute value, quotes included (as ``xml.sax.saxutils.quoteattr`` quotes it)."""
+    text = xml_text(text)
+    if '"' not in text:
+        return f'"{text}"'
+    if "'" not in text:
+        return f"'{text}'"
+    return '"' + text.replace('"', "&quot;") + '"'
 
 
 # -- GitHub workflow commands (https://docs.github.com/actions/reference/workflow-commands-for-github-actions)
@@ -92,10 +100,15 @@ def github_property(text: Any) -> str:
 
 # -- Markdown (GitHub Flavored)
 
-# Every ASCII punctuation character may be backslash-escaped in CommonMark, and an escaped one is
-# literal: no HTML tag (<), link or image ([ ] ( ) !), autolink (: . @ after escaping the trigger),
-# emphasis (* _ ~), code (`), heading or list marker (# + - .), entity (&) or table cell end (|).
-_MARKDOWN_SPECIAL = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+# Backslash-escaped punctuation is literal in CommonMark. Escaped here: what opens an HTML tag
+# (<), a link or image ([ ]), emphasis (* _ ~), code (`), an entity (&), math ($), or ends a
+# table cell (|); the ':' of '://' and the '.' of 'www.' (GFM autolinks); and the backslash.
+# Block markers (#, +, -, 1.) need nothing: this text is never at the start of a line.
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>&|~$]|:(?=//)|(?<=[wW]{3})\.")
+
+
+def _escaped(text: str) -> str:
+    return _MARKDOWN_SPECIAL.sub(lambda match: "\\" + match.group(), text)
 
 
 # GFM autolinks an e-mail address through escapes and entities; only a code span stops it
@@ -108,19 +121,22 @@ def markdown_text(text: Any) -> str:
     parts = []
     start = 0
     for match in _EMAIL_LIKE.finditer(text):
-        parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[start:match.start()]))
+        parts.append(_escaped(text[start:match.start()]))
         parts.append(markdown_code(match.group()))
         start = match.end()
-    parts.append(_MARKDOWN_SPECIAL.sub(r"\\\1", text[start:]))
+    parts.append(_escaped(text[start:]))
     return "".join(parts)
 
 
 def markdown_code(text: Any) -> str:
-    """A code span holding ``shown(text)``, safe inside a table cell."""
+    """A code span holding ``shown(text)``, safe inside a table cell (nothing for no text)."""
     text = shown(text)
+    if not text:
+        return ""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""
+    # CommonMark strips one space from each end of a span that starts and ends with one: pad then
+    pad = " " if "`" in (text[0], text[-1]) or text[0] == text[-1] == " " and text.strip(" ") else ""
     # a pipe ends a table cell even inside a code span (GFM); "\|" is the way to keep it
     return f"{fence}{pad}{text}{pad}{fence}".replace("|", "\\|")
 
@@ -130,3 +146,27 @@ def markdown_code(text: Any) -> str:
 def html_text(text: Any) -> str:
     """Text for an HTML element or a quoted attribute."""
     return html.escape(shown(text), quote=True)
+
+
+# -- JSON
+
+_NOT_ASCII_OR_DEL = re.compile("[^\x00-\x7e]")
+
+
+def json_text(value: Any, *, indent: bool = False) -> str:
+    """``value`` as JSON text (orjson), with every unprintable character ``\\u``-escaped."""
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _NOT_ASCII_OR_DEL.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match) -> str:
+    ch = match.group()
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair, as JSON writes characters beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"

@@ -86,10 +86,10 @@ def test_fingerprints_survive_unrelated_edits(tmp_path):
 
 
 def test_github_escaping():
-    from mcplint.report.ci import _gh_data, _gh_property
+    from mcplint.untrusted import github_data, github_property
 
-    assert _gh_data("a%b\nc\r") == "a%25b%0Ac%0D"
-    assert _gh_property("x:y,z") == "x%3Ay%2Cz"
+    assert github_data("a%b\nc\r\x1b[2J") == "a%25b\\nc\\r\\x1b[2J"  # one line, no raw control
+    assert github_property("x:y,z") == "x%3Ay%2Cz"
 
 
 def test_several_reports_at_once(tmp_path):

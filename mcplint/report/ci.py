@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-
-import orjson
+from urllib.parse import quote
 
 from mcplint import __version__
 from mcplint.docs import help_url, read_page, sections
 from mcplint.fingerprint import fingerprints
 from mcplint.model import Severity
 from mcplint.rules import load
+from mcplint.untrusted import github_data, github_property, json_text, xml_attr, xml_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -18,8 +18,14 @@ _GITLAB_SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
-def _uri(path: str) -> str:
+def _slashed(path: str) -> str:
     return path.replace("\\", "/")
+
+
+def _uri(path: str) -> str:
+    """A file's path as a URI reference (SARIF ``artifactLocation.uri``): forward slashes, and
+    what a URI cannot hold raw (spaces, ``%``, controls, non-ASCII) percent-encoded."""
+    return quote(_slashed(path), safe="/!$&'()*+,;=@-._~")
 
 
 def _sarif_rule(cls) -> dict:
@@ -79,23 +85,15 @@ def sarif(findings, summary, out) -> None:
             "results": results,
         }],
     }
-    out.write(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n")
-
-
-def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+    out.write(json_text(document, indent=True) + "\n")
 
 
 def github(findings, summary, out) -> None:
     for f in findings:
         command = _GITHUB_COMMAND[f.severity]
-        title = _gh_property(f"{f.code} {f.name}")
-        out.write(f"::{command} file={_gh_property(_uri(f.path))},line={f.line},title={title}::"
-                  f"{_gh_data(f.message)}\n")
+        title = github_property(f"{f.code} {f.name}")
+        out.write(f"::{command} file={github_property(_slashed(f.path))},line={f.line},title={title}::"
+                  f"{github_data(f.message)}\n")
 
 
 def gitlab(findings, summary, out) -> None:
@@ -104,14 +102,12 @@ def gitlab(findings, summary, out) -> None:
         "check_name": f.code,
         "fingerprint": print_,
         "severity": _GITLAB_SEVERITY[f.severity],
-        "location": {"path": _uri(f.path), "lines": {"begin": f.line}},
+        "location": {"path": _slashed(f.path), "lines": {"begin": f.line}},
     } for f, print_ in zip(findings, fingerprints(findings))]
-    out.write(orjson.dumps(issues, option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(json_text(issues, indent=True) + "\n")
 
 
 def junit(findings, summary, out) -> None:
-    from xml.sax.saxutils import escape, quoteattr  # (imports urllib and http: ~10 ms, JUnit only)
-
     by_path = defaultdict(list)
     for finding in findings:
         by_path[finding.path].append(finding)
@@ -123,14 +119,14 @@ def junit(findings, summary, out) -> None:
     out.write(f'<testsuites name="mcplint" tests="{max(len(findings), 1)}" failures="{len(findings)}">\n')
     for path in paths:
         items = by_path.get(path, [])
-        out.write(f'  <testsuite name={quoteattr(path)} tests="{max(len(items), 1)}" failures="{len(items)}">\n')
+        out.write(f'  <testsuite name={xml_attr(path)} tests="{max(len(items), 1)}" failures="{len(items)}">\n')
         if not items:
-            out.write(f'    <testcase name="mcplint" classname={quoteattr(path)}/>\n')
+            out.write(f'    <testcase name="mcplint" classname={xml_attr(path)}/>\n')
         for f in items:
-            name = quoteattr(f"{f.code} line {f.line}")
-            out.write(f"    <testcase name={name} classname={quoteattr(path)} file={quoteattr(path)} line=\"{f.line}\">\n")
-            out.write(f"      <failure message={quoteattr(f.message)} type={quoteattr(f.severity.value)}>"
-                      f"{escape(f'{path}:{f.line}: {f.code} {f.name}: {f.message}')}</failure>\n")
+            name = xml_attr(f"{f.code} line {f.line}")
+            out.write(f"    <testcase name={name} classname={xml_attr(path)} file={xml_attr(path)} line=\"{f.line}\">\n")
+            out.write(f"      <failure message={xml_attr(f.message)} type={xml_attr(f.severity.value)}>"
+                      f"{xml_text(f'{path}:{f.line}: {f.code} {f.name}: {f.message}')}</failure>\n")
             out.write("    </testcase>\n")
         out.write("  </testsuite>\n")
     out.write("</testsuites>\n")

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import orjson
+from mcplint.untrusted import json_text
 
 
 def json_array(findings, summary, out) -> None:
-    out.write(orjson.dumps([f.to_dict() for f in findings], option=orjson.OPT_INDENT_2).decode())
+    out.write(json_text([f.to_dict() for f in findings], indent=True))
     out.write("\n")
 
 
 def json_lines(findings, summary, out) -> None:
     for finding in findings:
-        out.write(orjson.dumps(finding.to_dict()).decode())
+        out.write(json_text(finding.to_dict()))
         out.write("\n")

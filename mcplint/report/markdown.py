@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from mcplint.docs import help_url
 from mcplint.report.text import summary_line
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+from mcplint.untrusted import markdown_code, markdown_text
 
 
 def markdown(findings, summary, out) -> None:
@@ -19,5 +16,5 @@ def markdown(findings, summary, out) -> None:
     for f in findings:
         rule = f"[{f.code}]({help_url(f.code, f.name)}) {f.name}"
         heuristic = " *(heuristic)*" if f.confidence == "low" else ""
-        out.write(f"| `{_cell(f.path)}` | {f.line} | {f.severity.value} | {rule} | "
-                  f"{_cell(f.message)}{heuristic} | {f.party or ''} |\n")
+        out.write(f"| {markdown_code(f.path)} | {f.line} | {f.severity.value} | {rule} | "
+                  f"{markdown_text(f.message)}{heuristic} | {f.party or ''} |\n")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from itertools import groupby
 
-import orjson
 from tabulate import tabulate
 
 from mcplint.terminal import SEVERITY_COLORS, styler
 from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
 from mcplint.rules._base import fmt_id
+from mcplint.untrusted import json_text, shown, shown_finding
 
 _ARROWS = {"c2s": "C→S", "s2c": "S→C", None: "   "}
 
@@ -48,13 +48,14 @@ def summary_line(findings, summary) -> str:
 
 def full(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     style = styler(color)
+    findings = [shown_finding(f) for f in findings]
     # findings carry masked session labels (mcplint.excerpt); so must the lookup
-    infos = {(path, mask_session(s.label)): s for path, ss in summary.sessions.items() for s in ss}
+    infos = {(shown(path), shown(mask_session(s.label))): s for path, ss in summary.sessions.items() for s in ss}
     for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
         info = infos.get((path, session))
         facts = []
         if info is not None:
-            facts.append(mask_field(info.version) or "version unknown")
+            facts.append(shown(mask_field(info.version)) or "version unknown")
             if info.era == "modern":
                 facts.append("stateless")
         header = f"{path} — session {session}" if session else path
@@ -94,6 +95,7 @@ def _severity(f, style) -> str:
 
 def concise(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     style = styler(color)
+    findings = [shown_finding(f) for f in findings]
     for f in findings:
         out.write(f"{style(f.path, bold=True)}:{f.line}: {style(f.code, bold=True)} [{_severity(f, style)}] "
                   f"{f.message}\n")
@@ -103,6 +105,7 @@ def concise(findings, summary, out, color: bool = False, quiet: bool = False) ->
 def grouped(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     """One table per file: line, direction, severity, code and message."""
     style = styler(color)
+    findings = [shown_finding(f) for f in findings]
     for path, group in groupby(findings, key=lambda f: f.path):
         rows = [(f.line, _ARROWS.get(f.direction, "") + ("?" if f.direction_inferred else ""),
                  _severity(f, style), f.code, f.message + (" (heuristic)" if f.confidence == "low" else ""))
@@ -139,4 +142,4 @@ def statistics(findings, summary, out, color: bool = False, quiet: bool = False)
 
 def statistics_json(findings, summary, out) -> None:
     """``--statistics --output-format json``: the same rows as a JSON array."""
-    out.write(orjson.dumps(statistics_rows(findings), option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(json_text(statistics_rows(findings), indent=True) + "\n")
