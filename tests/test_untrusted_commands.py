@@ -6,7 +6,7 @@ Every command and output format runs over each file of the hostile corpus (``tes
 and over its directory. Text outputs hold no unprintable character but line feeds (with
 ``--color always`` none but our own SGR colour sequences), and show the escape as ``\\x1b[2J``;
 Markdown renders capture text literally; every Mermaid line is one statement of ours; the HTML
-page runs no injected script; JSON stays lossless.
+page runs no injected script; JSON stays lossless (unprintable characters as ``\\u`` escapes).
 """
 
 from __future__ import annotations
@@ -196,8 +196,10 @@ def test_html_page_escapes_the_capture_and_runs_no_injected_script(corpus, tmp_p
 
 # -- JSON stays lossless --------------------------------------------------------------------
 
-def test_stats_json_is_lossless(corpus):
-    document = json.loads(run("stats", "--output-format", "json", str(corpus / "hostile.mcplog")).stdout)
+def test_stats_json_is_lossless_and_escaped(corpus):
+    text = run("stats", "--output-format", "json", str(corpus / "hostile.mcplog")).stdout
+    assert_safe(text)  # JSON \u escapes, no raw character
+    document = json.loads(text)
     methods = {row["method"] for row in document["overall"]["methods"]}
     assert "tools/" + CLEAR + BIDI in methods and "notifications/" + LINK in methods
     assert document["overall"]["unanswered"] == {"notifications/" + LINK: 1}
@@ -205,8 +207,10 @@ def test_stats_json_is_lossless(corpus):
     assert name == str(corpus / "hostile.mcplog") + " session 1"
 
 
-def test_diagnose_json_is_lossless(corpus):
-    (diagnosis,) = json.loads(run("diagnose", "--output-format", "json", str(corpus / NAMES[3])).stdout)
+def test_diagnose_json_is_lossless_and_escaped(corpus):
+    text = run("diagnose", "--output-format", "json", str(corpus / NAMES[3])).stdout
+    assert_safe(text)
+    (diagnosis,) = json.loads(text)
     assert diagnosis["path"] == str(corpus / NAMES[3])
     assert diagnosis["open_requests"][0]["method"] == "notifications/" + LINK
     assert diagnosis["stdout_pollution"][0]["text"] == "Starting server " + CLEAR
@@ -247,11 +251,11 @@ def test_convert_output_is_the_capture_itself(corpus):
 def test_redact_messages_show_escapes_escaped(corpus, args):
     for name in NAMES:
         result = run("redact", *args, str(corpus / name), ok=(0, 1))
+        assert_safe(result.stderr)
         if args == ("--report", "json"):  # JSON on stderr: lossless, and on one line
             assert json.loads(result.stderr)["path"] == str(corpus / name)
             assert result.stderr.count("\n") == 1
             continue
-        assert_safe(result.stderr)
         if args == ("--check",):  # the hits are listed on stdout
             assert_safe(result.stdout)
         if name == NAMES[3]:

@@ -7,7 +7,6 @@ import os
 import sys
 
 import click
-import orjson
 
 from mcplint import config as config_file
 from mcplint.cli_common import OutputFile, fail, one_input, split_list
@@ -22,7 +21,7 @@ from mcplint.redact.engine import (
 from mcplint.redact.formats import UnsupportedFormat, redact_stream
 from mcplint.redact.known import SecretsFileError
 from mcplint.redact.known import load as load_secrets
-from mcplint.untrusted import shown
+from mcplint.untrusted import json_text, shown
 
 
 def build_options(keep=(), keep_blobs=False, secrets_from=(), key=None, config_path=None,
@@ -104,7 +103,7 @@ def redact(path, output, output_alias, input_format, check, report_format, keep,
         data = report.as_json(name)
         if check:
             data["hits"] = [{"line": h.line, "path": h.path, "kind": h.kind} for h in report.hits]
-        click.echo(orjson.dumps(data).decode(), err=True)
+        click.echo(json_text(data), err=True)
     else:
         verb = "would redact" if check else "redacted"
         summary = report.summary()
