@@ -1,4 +1,7 @@
-"""Renderers for ``mcplint show``: table, Mermaid sequence diagram, self-contained HTML."""
+"""Renderers for ``mcplint show``: table, Mermaid sequence diagram, self-contained HTML.
+
+What a row holds from the capture reaches the output through :mod:`mcplint.untrusted` only:
+``shown`` in the table and the diagram, ``html_text`` in the HTML report."""
 
 from __future__ import annotations
 
@@ -96,8 +99,8 @@ def _svg(rows: list[Row]) -> str:
     for i, row in enumerate(drawn):
         y = 50 + i * step
         label = html_text(f"{row.method or row.kind}" + (f" #{row.id_text}" if row.id is not None else "")
-                            + (f" {row.status}" if row.kind in ("result", "error") else "")
-                            + (f" ({fmt_latency(row.latency)})" if row.latency is not None and row.kind != "request" else ""))
+                          + (f" {row.status}" if row.kind in ("result", "error") else "")
+                          + (f" ({fmt_latency(row.latency)})" if row.latency is not None and row.kind != "request" else ""))
         mark = "".join(f" ⚠{f.code}" for f in row.findings)
         link = f'<a href="#L{row.line}"><text x="8" y="{y + 4}">{row.line}</text></a>'
         if row.kind in ("text", "malformed", "stderr"):
