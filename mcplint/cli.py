@@ -590,7 +590,7 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
     name = "-" if path == "-" else path
 
     def note(line: int, message: str) -> None:
-        warn(f"{shown(name)}:{line}: {shown(message)}")  # one line: a file name may hold a line feed
+        warn(f"{name}:{line}: {message}")
 
     try:
         source = sys.stdin.buffer if path == "-" else open(path, "rb")

@@ -43,7 +43,8 @@ def split_list(values: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def warn(message: str) -> None:
-    say(f"mcplint: warning: {message}")
+    """A warning on stderr, in one line."""
+    say(f"mcplint: warning: {shown(message)}")
 
 
 def stdin_is_piped() -> bool:
