@@ -266,6 +266,8 @@ class Session:
     messages: int = 0
     last_record: Record | None = None
     state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
+    #: facts only a handshake changes that decide which rules run (``Rule.awaits``, ``rules._base.set_plan_facts``)
+    plan_facts: frozenset = frozenset()
     file_state: dict = field(default_factory=dict)  # shared by all sessions of one input file
     _undirected: Bounded | None = field(default=None, init=False, repr=False)
     _invalid_ids: Bounded | None = field(default=None, init=False, repr=False)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import IO
 
 from mcplint import protocol
-from mcplint.analyzer import Analyzer, Limits, Session
+from mcplint.analyzer import EMPTY, Analyzer, Limits, Session
 from mcplint.model import MESSAGE_KINDS, Finding, Kind, Record
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
@@ -17,7 +17,7 @@ from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
 FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
-            "task": 128, "signs": 256}
+            "task": 128, "signs": 256, "reused-id": 512}
 
 #: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
 TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
@@ -57,6 +57,13 @@ def record_features(record: Record, session: Session) -> int:
         holder = record.msg.get("result") if type(record.msg) is dict else None
     else:
         holder = record.params
+        if kind is _REQUEST and record.direction is not None:
+            rid = record.id  # "reused-id": its sender used the id before (Session.find_request, inline)
+            if type(rid) is int or type(rid) is str:
+                key = (("int", rid) if type(rid) is int else ("str", rid))
+                if key in session.requests.get(record.direction, EMPTY) \
+                        or key in session.pending.get(record.direction, EMPTY):
+                    bits |= 512
     if type(holder) is dict and "_meta" in holder:
         meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
         if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):
@@ -100,8 +107,8 @@ def task_record(record: Record, kind: Kind, holder) -> bool:
 class Engine:
     """Runs a fixed set of rules over record streams.
 
-    Each record gets a plan, cached per dispatch key (kind, method, revision, era, phase, answer
-    and feature bits: :meth:`_plan`): the checks of the rules that declared interest in it and
+    Each record gets a plan, cached per dispatch key (kind, method, revision, era, phase, answer,
+    feature bits and the session's plan facts: :meth:`_plan`): the checks of the rules that declared interest in it and
     the trackers that commit it, so a record costs only the rules that can say something about it.
     ``observers`` are trackers that see every record they ask for after it was judged (the
     ``stats`` and ``show`` commands use them).
@@ -198,7 +205,7 @@ class Engine:
     # -- internals -------------------------------------------------------------------------
     def _plan(self, record: Record, session: Session) -> tuple[tuple, tuple[Tracker, ...]]:
         """The bound ``check`` methods of the rules interested in this record's kind, method,
-        phase and features that apply to its revision, and the trackers that commit it (as the
+        phase, features and session plan facts that apply to its revision, and the trackers that commit it (as the
         session stands before it: see :meth:`_commit`), cached per combination."""
         kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
         phase, features, answer = session.phase, record_features(record, session) | self._family_bits, record.answer
@@ -207,7 +214,8 @@ class Engine:
             for bit, clean in tests:
                 if clean(record):
                     features &= ~bit
-        key = (kind, method, version, modern, phase, features, answer)
+        facts = session.plan_facts
+        key = (kind, method, version, modern, phase, features, answer, facts)
         plan = self._dispatch.get(key)
         if plan is None:
             if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
@@ -220,7 +228,8 @@ class Engine:
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
                  and self._required[r.code] & features == self._required[r.code]
-                 and r.dispatches(kind, method, version, modern)),
+                 and r.dispatches(kind, method, version, modern)
+                 and r.awaits(facts, kind, method)),
                 key=lambda r: r.code))
             plan = self._dispatch[key] = (checks, self._trackers_for(record, session))
         return plan

@@ -28,18 +28,18 @@ SEMANTIC = frozenset({"flags", "undirected"})
 def unpruned():
     """Every rule dispatched on every record of its kinds, methods, revisions and phases."""
     always = classmethod(lambda cls, *args: True)
-    patched = {cls: vars(cls)["dispatches"] for cls in {type(r) for r in all_rules()}
-               if "dispatches" in vars(cls)}
+    patched = {(cls, hook): vars(cls)[hook] for cls in {type(r) for r in all_rules()}
+               for hook in ("dispatches", "awaits") if hook in vars(cls)}
     requires = {type(r): type(r).requires for r in all_rules()}
     try:
-        for cls in patched:
-            cls.dispatches = always
+        for cls, hook in patched:
+            setattr(cls, hook, always)
         for cls, needed in requires.items():
             cls.requires = needed & SEMANTIC
         yield
     finally:
-        for cls, value in patched.items():
-            cls.dispatches = value
+        for (cls, hook), value in patched.items():
+            setattr(cls, hook, value)
         for cls, value in requires.items():
             cls.requires = value
 
@@ -115,3 +115,29 @@ def test_random_captures_find_the_same_with_and_without_pruning(lines):
 def test_every_feature_a_rule_requires_exists():
     for rule in all_rules():
         assert rule.requires <= set(engine_module.FEATURES) | set(FAMILY_FEATURES), rule.code
+
+
+CLEAN = b"""\
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"ping"}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{}}}
+"""
+
+
+@pytest.mark.parametrize("code", ["JR006", "CAP001", "CAP004", "LC012"])
+def test_rules_waiting_for_a_session_fact_are_not_called_on_a_clean_session(code):
+    """Id reuse, a closed capability gate and an unsupported version are facts the plan sees:
+    the rules waiting for them cost nothing where they do not hold."""
+    engine = Engine()
+    calls = []
+    (rule,) = [r for r in engine.rules if r.code == code]
+    check = rule.check
+    rule.check = lambda record, session: calls.append(record.line) or check(record, session)
+    assert [f.code for f in engine.lint_stream(io.BytesIO(CLEAN), "clean.jsonl") if f.code == code] == []
+    assert calls == []

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import io
+
+import orjson
 import pytest
 
+from mcplint.engine import Engine
 from tests.ruledocs import run_transcript
 
 CAP = ("CAP001", "CAP002", "CAP003", "CAP004", "CAP005", "CAP006", "CAP007", "CAP008")
@@ -55,6 +59,23 @@ C→S {"jsonrpc":"2.0","id":1,"method":"tools/list"}
 S→C {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
 """
     assert cap(text, ("CAP001", "CAP003")) == []
+
+
+def test_capabilities_of_a_second_handshake_in_one_session_are_judged():
+    # the edge of the closed-gate plan fact: a keyed session stays one session through a second
+    # handshake, whose result alone closes the tools gate
+    def handshake(rid, caps):
+        return [("c2s", {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+                ("s2c", {"jsonrpc": "2.0", "id": rid, "result": {
+                    "protocolVersion": "2025-06-18", "capabilities": caps, "serverInfo": {"name": "s", "version": "1"}}}),
+                ("c2s", {"jsonrpc": "2.0", "method": "notifications/initialized"})]
+    call = [("c2s", {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t", "arguments": {}}}),
+            ("s2c", {"jsonrpc": "2.0", "id": 9, "result": {"content": []}})]
+    entries = handshake(0, {"tools": {}}) + call + handshake(1, {}) + call
+    data = b"".join(orjson.dumps({"dir": d, "msg": m, "session": "k"}) + b"\n" for d, m in entries)
+    found = [(f.line, f.code) for f in Engine().lint_stream(io.BytesIO(data), "x.jsonl") if f.code in CAP]
+    assert found == [(9, "CAP001"), (10, "CAP004")]
 
 
 def test_modern_sessions_are_skipped():

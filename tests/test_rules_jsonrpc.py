@@ -185,6 +185,26 @@ S→C [{"jsonrpc":"2.0","id":1,"result":{}}]
     assert jr(text) == [(2, "JR006")]
 
 
+def test_reuse_of_an_id_answered_long_ago_is_reported():
+    # the edge of the "reused-id" gate: the first request is kept compact by now (an Answered
+    # entry, more than RECENT_ANSWERED answers ago) and its id is a string
+    lines = ["# init 2025-06-18 C={} S={}",
+             'C→S {"jsonrpc":"2.0","id":"a","method":"ping"}', 'S→C {"jsonrpc":"2.0","id":"a","result":{}}']
+    for i in range(1, 120):
+        lines += [f'C→S {{"jsonrpc":"2.0","id":{i},"method":"ping"}}', f'S→C {{"jsonrpc":"2.0","id":{i},"result":{{}}}}']
+    lines.append('C→S {"jsonrpc":"2.0","id":"a","method":"ping"}')
+    assert jr("\n".join(lines) + "\n") == [(len(lines), "JR006")]
+
+
+def test_reuse_of_a_pending_id_by_the_server_is_reported():
+    text = """\
+# init 2025-06-18 C={"roots":{}} S={}
+S→C {"jsonrpc":"2.0","id":7,"method":"roots/list"}
+S→C {"jsonrpc":"2.0","id":7,"method":"ping"}
+"""
+    assert jr(text) == [(3, "JR006")]
+
+
 # -- request shape ---------------------------------------------------------------------------
 
 def test_integral_float_id_is_a_warning_and_still_correlates():

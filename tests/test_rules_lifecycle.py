@@ -289,6 +289,18 @@ S→C {"jsonrpc":"2.0","id":2,"result":{"tools":[]}}
     assert lc(text) == {(2, "LC011"): ("info", "high"), (4, "LC012"): ("warning", "low")}
 
 
+def test_unsupported_version_of_a_second_handshake_in_one_session_is_reported():
+    # the edge of LC012's plan fact: a keyed session stays one session through a second
+    # handshake, whose answer alone makes the version unsupported
+    tools = ("c2s", {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, "k")
+    entries = (init_msgs("k") + [tools]
+               + init_msgs("k", version="2025-03-26", answered="2025-06-18", rid=7) + [tools])
+    assert lc_capture(entries).get((len(entries), "LC012")) == ("warning", "low")
+    # and the other way round: a supported second handshake ends it
+    entries = (init_msgs("k", version="2025-03-26", answered="2025-06-18") + init_msgs("k", rid=7) + [tools])
+    assert (len(entries), "LC012") not in lc_capture(entries)
+
+
 def test_client_on_non_date_version_still_reported():
     text = """\
 C→S {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}

@@ -91,6 +91,14 @@ class Rule:
         """
         return True
 
+    @classmethod
+    def awaits(cls, facts: frozenset[str], kind: Kind, method: str | None) -> bool:
+        """Whether the session's plan facts (``Session.plan_facts``: facts such as a closed
+        capability gate that only a handshake changes, kept by trackers with :func:`set_plan_facts`)
+        let records of this kind and method concern the rule. Decided once per combination, as
+        :meth:`dispatches`: a rule waiting for a fact is not called on sessions without it."""
+        return True
+
     def check(self, record: Record, session: Session) -> Iterable[Finding]:
         return ()
 
@@ -283,6 +291,25 @@ def feature(name: str, kind: Kind, method: str) -> Callable:
         FAMILY_FEATURES[name] = (kind, method, clean)
         return clean
     return register
+
+
+_PLAN_FACTS: dict[tuple, frozenset[str]] = {}  # (facts, family, names) -> the facts that set_plan_facts makes
+_INTERNED: dict[frozenset[str], frozenset[str]] = {}
+
+
+def set_plan_facts(session: Session, family: str, names: frozenset[str]) -> None:
+    """Make ``names`` the session's plan facts of ``family`` (each name starts with it), keeping
+    the other families'. Each distinct set is one object, so that the engine's plan key compares
+    by identity; pass the same ``names`` object for the same facts (a cached one) to make it cheap."""
+    key = (session.plan_facts, family, names)
+    facts = _PLAN_FACTS.get(key)
+    if facts is None:
+        if len(_PLAN_FACTS) > 4096:
+            _PLAN_FACTS.clear()
+            _INTERNED.clear()
+        facts = frozenset(f for f in session.plan_facts if not f.startswith(family)) | names
+        facts = _PLAN_FACTS[key] = _INTERNED.setdefault(facts, facts)
+    session.plan_facts = facts
 
 
 def tracker(cls: type[Tracker]) -> type[Tracker]:

@@ -15,9 +15,11 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
+from mcplint.analyzer import Bounded
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, Rule, error_of, fmt_id, params_of, result_of, rule,
+    NOTIFICATIONS, REQUESTS, Rule, Tracker, error_of, fmt_id, params_of, result_of, rule, set_plan_facts,
+    tracker,
 )
 
 _NEGOTIATION = "basic/lifecycle §Capability Negotiation"
@@ -118,6 +120,57 @@ def error_code(record: Record) -> Any:
     return error.get("code") if isinstance(error, dict) else None
 
 
+# -- the server's closed gates: a plan fact of CAP001, CAP003 and CAP004 ----------------------
+_CLOSED = "closed-gate "  # plan fact "closed-gate <method>": the server's capabilities close the method's gate
+_NONE_CLOSED: frozenset[str] = frozenset()
+_CLOSED_BY = Bounded(256)  # the server's capabilities as JSON text -> its plan facts: servers declare alike
+
+
+def closed_facts(caps: Any) -> frozenset[str]:
+    """The plan facts of the server-side gates that the server's ``caps`` close (none while unknown)."""
+    if not isinstance(caps, dict):
+        return _NONE_CLOSED
+    try:
+        key = orjson.dumps(caps)
+    except TypeError:
+        key = None
+    facts = _CLOSED_BY.get(key)
+    if facts is None:
+        facts = frozenset(_CLOSED + method for method, gate in _GATES.items()
+                          if gate.side == "server" and not protocol.gate_open(gate, caps))
+        if key is not None:
+            _CLOSED_BY[key] = facts
+    return facts
+
+
+@tracker
+class ClosedGates(Tracker):
+    """Keeps the methods whose gate the server's capabilities close as plan facts, so that the rules
+    of server-side gates (:class:`GateRule`) run only on records of such a method.
+
+    Why none of their findings is lost: each needs :func:`closed_gate` of the record's (effective)
+    method, i.e. a capabilities object of the gate's side that leaves the gate closed. The analyzer
+    sets the server's capabilities only when it commits a result matched to an initialize or
+    server/discover request (``effective_method`` names these), and the facts are made anew after
+    each. (The client's side changes with every 2026-07-28 request: its gates are not facts.)"""
+
+    kinds = frozenset({Kind.RESULT})
+    methods = frozenset({"initialize", "server/discover"})
+
+    def commit(self, record, session):
+        set_plan_facts(session, _CLOSED, closed_facts(session.server_caps))
+
+
+class GateRule(Rule):
+    """A rule that reports only records of a method whose gate is closed: for a server-side gate,
+    only while :class:`ClosedGates` says so."""
+
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        gate = _GATES.get(method)
+        return gate is not None and (gate.side != "server" or _CLOSED + method in facts)
+
+
 # -- CAP001-CAP003: using an undeclared capability ----------------------------------------
 def _use_check(rule_: Rule, record: Record, session, direction: Direction, what: str):
     if record.direction is not direction:
@@ -138,7 +191,7 @@ def _use_check(rule_: Rule, record: Record, session, direction: Direction, what:
 
 
 @rule
-class ClientRequestWithoutServerCapability(Rule):
+class ClientRequestWithoutServerCapability(GateRule):
     """Checks for client requests that need a server capability the server did not declare."""
 
     code, name = "CAP001", "client-request-without-server-capability"
@@ -168,7 +221,7 @@ class ServerRequestWithoutClientCapability(Rule):
 
 
 @rule
-class NotificationWithoutCapability(Rule):
+class NotificationWithoutCapability(GateRule):
     """Checks for gated notifications (list_changed, resources/updated, log messages) sent undeclared."""
 
     code, name = "CAP003", "notification-without-capability"
@@ -205,7 +258,7 @@ def _served_check(rule_: Rule, record: Record, session, side: str):
 
 
 @rule
-class FeatureServedUndeclared(Rule):
+class FeatureServedUndeclared(GateRule):
     """Checks for servers answering a gated method with success without declaring the capability."""
 
     code, name = "CAP004", "feature-served-undeclared"

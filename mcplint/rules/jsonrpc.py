@@ -132,6 +132,9 @@ class RequestIdReused(Rule):
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST NOT", _REQUESTS
     kinds = REQUESTS
+    # every report needs ``earlier``: the sender's request with this id, which is what the engine's
+    # "reused-id" feature looks up (same tables and key, for the same directed int or str ids)
+    requires = frozenset({"reused-id"})
     hint = "Never reuse a request id within a session (2026-07-28: while it is outstanding)."
 
     def check(self, record, session):

@@ -15,7 +15,8 @@ from mcplint import protocol
 from mcplint.analyzer import Phase
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, fmt_id, params_of, result_of, rule, where,
+    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, Tracker, fmt_id, params_of, result_of, rule, set_plan_facts,
+    tracker, where,
 )
 
 C2S, S2C = Direction.C2S, Direction.S2C
@@ -376,6 +377,26 @@ class VersionNotEchoed(Rule):
                                       f"{requested!r}")
 
 
+_UNSUPPORTED = "unsupported-version"  # plan fact: the handshake's answered version is one the client cannot support
+_YES, _NO = frozenset({_UNSUPPORTED}), frozenset()
+
+
+@tracker
+class HandshakeVersions(Tracker):
+    """Keeps "the server chose a version the client cannot support" as a plan fact (LC012 waits for it).
+
+    The verdict depends on ``session.init_request`` and ``init_response`` only, and LC012 runs in
+    the phases after a successful handshake only: the analyzer enters them when it commits a result
+    to initialize, after which the fact is made anew, and leaves them when either changes again
+    (a new initialize request, an error to initialize)."""
+
+    kinds = frozenset({Kind.RESULT})
+    methods = _INITIALIZE
+
+    def commit(self, record, session):
+        set_plan_facts(session, _UNSUPPORTED, _YES if _unsupported(*_versions(session)) else _NO)
+
+
 @rule
 class ClientContinuesOnUnsupportedVersion(Rule):
     """Checks for clients that keep operating after the server chose a version they cannot support."""
@@ -392,17 +413,17 @@ class ClientContinuesOnUnsupportedVersion(Rule):
     phases = frozenset(_HANDSHAKE_DONE)
     hint = "Disconnect when the server answers a protocol version you do not support."
 
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        return _UNSUPPORTED in facts  # HandshakeVersions: the verdict below, made after each handshake
+
     def check(self, record, session):
         if not _client_operation(record) or session.phase not in _HANDSHAKE_DONE:
             return ()
         state = session.state_for(self)
-        handshake = (session.init_request, session.init_response)  # the verdict changes with these only
-        if state.get("reported") or state.get("supported") == handshake:
-            return ()
         requested, answered = _versions(session)
         why = _unsupported(requested, answered)
-        if why is None:
-            state["supported"] = handshake
+        if why is None or state.get("reported"):
             return ()
         state["reported"] = True
         return [self.report(record, f"Client kept sending requests ({record.method!r}) although the server "
