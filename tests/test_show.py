@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -73,3 +74,111 @@ def test_html_report_opens_in_a_headless_browser(tmp_path):
     subprocess.run([browser, *flags, f"--screenshot={shot}", "--window-size=1000,1400", report.as_uri()],
                    capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 5000
+
+
+# -- the data every view reads (Row fields, SessionHeader, synthetic rows, anchors) -------------
+
+def collect(*paths):
+    from mcplint.api import LintOptions, lint_paths
+    from mcplint.show import TimelineCollector
+
+    collector = TimelineCollector()
+    findings, _ = lint_paths([str(p) for p in paths], None, LintOptions(), observers=[collector])
+    collector.attach(findings)
+    return collector, findings
+
+
+def test_rows_say_what_happened():
+    rows = {row.anchor: row for row in collect(ROOT / "samples" / "unknown-tool-iserror.mcplog")[0].rows}
+    assert rows["f1-L7"].label == rows["f1-L9"].label == "tools/call get_weather"
+    assert rows["f1-L9"].detail == rows["f1-L7"].detail == "isError: Unknown tool: get_weather"
+    assert rows["f1-L6"].detail == "2 tools" and rows["f1-L2"].detail == "weather 1.12.4 2025-06-18"
+    assert rows["f1-L5"].label.startswith("[11/30/26 09:41:06] INFO Processing request of type ListToolsRequest")
+    assert not any(row.inferred for row in rows.values())
+    modern = {row.line: row for row in collect(ROOT / "samples" / "clean-2026-07-28.mcplog")[0].rows}
+    assert modern[13].label == modern[14].label == "resources/read weather://stations/KSEA/latest"
+    assert modern[17].label == "prompts/get plan_outdoor_day" and modern[8].label == "notifications/progress 1/2"
+    inferred = collect(ROOT / "samples" / "reused-ids.jsonl")[0].rows
+    assert all(row.inferred for row in inferred) and inferred[0].arrow == "C→S?"
+
+
+def test_http_rows_and_status():
+    collector, findings = collect(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har")
+    rows = {row.anchor: row for row in collector.rows}
+    assert rows["f1-L10"].kind == "http" and rows["f1-L10"].label == "HTTP POST /mcp (initialize)"
+    assert rows["f1-L10"].detail == "HTTP 401" and rows["f1-L10"].http_status == 401
+    assert [f.code for f in rows["f1-L10"].findings] == ["AU003"]
+    assert rows["f1-L241"].label == "HTTP POST /mcp?… (tools/list)"  # the query holds a token
+    assert {f.code for f in rows["f1-L241"].findings} == {"AU001", "AU002"}
+    assert rows["f1-L304"].kind == "request" and rows["f1-L304-2"].kind == "error"
+    assert rows["f1-L304-2"].detail == "error -32001 Unauthorized: token expired"
+    assert rows["f1-L304"].http_status == 200 and rows["f1-L372"].label == "HTTP DELETE /mcp"
+    assert sum(len(row.findings) for row in collector.rows) == len(findings) == 4
+
+
+def test_whole_message_is_pretty_masked_and_elided():
+    import json
+
+    from mcplint.show import MAX_MESSAGE, whole_message
+
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    text = whole_message({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+        {"type": "image", "data": "QUJD" * 1000, "mimeType": "image/png"}, {"type": "text", "text": f"key {token}"},
+        {"type": "text", "text": "long " * 1000}]}})
+    assert token not in text and '"key [REDACTED]"' in text and '"<… 5,000 bytes …>"' in text
+    assert '"<… [REDACTED] image/png 3000 bytes …>"' in text
+    assert text.startswith('{\n  "jsonrpc": "2.0"') and json.loads(text)["id"] == 1
+    big = whole_message({"items": [f"item {i} " + "x" * 100 for i in range(2000)]})
+    assert len(big) < MAX_MESSAGE + 100 and big.endswith("more characters not shown …>")
+    rows = collect(ROOT / "samples" / "unknown-tool-iserror.mcplog")[0].rows
+    assert json.loads(rows[6].message)["params"]["name"] == "get_weather"
+    assert rows[4].kind == "stderr" and rows[4].message is None
+
+
+def test_anchors_are_file_qualified_and_unique_and_every_finding_has_a_row():
+    collector, findings = collect(ROOT / "samples")
+    anchors = [row.anchor for row in collector.rows]
+    assert len(anchors) == len(set(anchors)) > 1000
+    assert all(re.fullmatch(r"f\d+-L\d+(-\d+)?", anchor) for anchor in anchors)
+    assert len(collector.files) > 40 and {a.split("-")[0] for a in anchors} == {
+        f"f{i}" for i in range(1, len(collector.files) + 1)}
+    placed = [f for row in collector.rows for f in row.findings]
+    assert len(placed) == len(findings) and {id(f) for f in placed} == {id(f) for f in findings}
+
+
+def test_findings_without_a_row_get_a_synthetic_row():
+    from mcplint.model import Finding, Severity
+    from mcplint.show import Row, TimelineCollector
+
+    collector = TimelineCollector()
+    for line in (3, 9):
+        collector.rows.append(Row("a.mcplog", "1", line, None, "c2s", "request", "ping", line,
+                                  anchor=collector._anchor("a.mcplog", line)))
+    lost = [Finding("HX001", "x", Severity.ERROR, "before", "a.mcplog", 1, session="1"),
+            Finding("HX002", "x", Severity.WARNING, "between", "a.mcplog", 5, session="1"),
+            Finding("HX003", "x", Severity.INFO, "same line", "a.mcplog", 5, session="1"),
+            Finding("HX004", "x", Severity.INFO, "other file", "b.mcplog", 0)]
+    collector.attach(lost + [Finding("HX005", "x", Severity.INFO, "on a row", "a.mcplog", 9, session="1")])
+    assert [(row.kind, row.line, row.anchor) for row in collector.rows] == [
+        ("finding", 1, "f1-L1"), ("request", 3, "f1-L3"), ("finding", 5, "f1-L5"), ("finding", 5, "f1-L5-2"),
+        ("request", 9, "f1-L9"), ("finding", 0, "f2-L0")]
+    assert [f.code for row in collector.rows for f in row.findings] == ["HX001", "HX002", "HX003", "HX005", "HX004"]
+    assert collector.rows[2].label == "HX002 between" and collector.rows[2].session == "1"
+
+
+def test_session_header():
+    collector, _ = collect(ROOT / "samples" / "unknown-tool-iserror.mcplog")
+    (key, header), = collector.headers.items()
+    assert key == (str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "1")
+    assert (header.client, header.server) == ("claude-ai 0.1.0", "weather 1.12.4")
+    assert header.requested_revision == header.negotiated_revision == "2025-06-18"
+    assert header.server_capabilities == {"tools": {"listChanged": True}} or "tools" in header.server_capabilities
+    assert (header.requests, header.responses, header.errors, header.notifications, header.stderr) == (4, 4, 0, 1, 3)
+    assert header.findings == {"warning": 2, "info": 1} or sum(header.findings.values()) == 3
+    assert header.duration is not None and header.duration > 0
+    modern = next(iter(collect(ROOT / "samples" / "clean-2026-07-28.mcplog")[0].headers.values()))
+    assert (modern.client, modern.server) == ("claude-code 2.1.4", "weather-server 3.0.0")
+    assert modern.requested_revision == "2026-07-28" and modern.client_capabilities == {"elicitation": {"form": {}}}
+    assert modern.instructions.startswith("Use get_forecast") and modern.stderr == 1
+    http = collect(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har")[0].headers
+    assert {h.transport for h in http.values()} == {"http"}
