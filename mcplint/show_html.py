@@ -179,7 +179,7 @@ def _file_section(page: _Page, path: str, sessions: dict, headers: dict, loose: 
                    '</summary><ol class="overview">')
         for finding in sorted(file_findings, key=lambda f: (f.line, f.code)):
             sev = finding.severity.value
-            out.append(f'<li><a href="#{page.finding_id[id(finding)]}">{html_text(path)}:{finding.line}</a> '
+            out.append(f'<li><a href="#{page.finding_id[id(finding)]}">line {finding.line}</a> '
                        f'<span class="badge {sev}">{sev}</span> <b>{html_text(finding.code)}</b> '
                        f'{html_text(finding.message)}</li>')
         out.append("</ol></details>")
@@ -204,9 +204,10 @@ def _session_section(page: _Page, path: str, sid: str, session, rows: list[Row],
     if drawn:
         out.append(f'<details class="diagram"><summary>Sequence diagram ({_plural(len(drawn), "message")})'
                    f'</summary>{_svg(page, drawn)}</details>')
-    out.append('<div class="rows" role="table" aria-label="messages">'
+    http = any(getattr(r, "http_status", None) is not None for r in rows)
+    out.append(f'<div class="rows{"" if http else " no-http"}" role="table" aria-label="messages">'
                '<div class="cells head" role="row"><span>line</span><span>time</span><span>dir</span>'
-               '<span>id</span><span>what</span><span>outcome</span><span>latency</span><span>HTTP</span>'
+               '<span>id</span><span>what</span><span>outcome</span><span>latency</span><span class="http">HTTP</span>'
                '<span>findings</span></div>')
     out.extend(_row(page, row) for row in rows)
     out.append("</div></section>")
@@ -300,7 +301,7 @@ def _row(page: _Page, row: Row) -> str:
     anchor = page.anchor[id(row)]
     sev = max((f.severity.value for f in row.findings), key=_SEVERITIES[::-1].index, default="")
     classes = f"row k-{html_text(row.kind)}" + (f" has-{sev}" if sev else "")
-    detail = getattr(row, "detail", "") or (row.status if row.status not in ("ok", "") else "")
+    detail = getattr(row, "detail", "") or (row.status if row.status not in ("ok", "answered") else "")
     latency = fmt_latency(row.latency)
     pair = row.answered_at or row.answers
     if pair:
@@ -442,7 +443,8 @@ svg .head{fill:var(--arrow)}
 .rows{border:1px solid var(--line);border-radius:8px;font-size:13px}
 .cells{display:grid;grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,3fr) minmax(0,2.2fr) 7.5em 3.2em minmax(0,1.2fr);
 gap:0 .7em;padding:.25em .6em;align-items:baseline}
-.cells>*{min-width:0}
+.no-http .cells{grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,3fr) minmax(0,2.2fr) 7.5em minmax(0,1.2fr)}
+.no-http .http{display:none}.cells>*{min-width:0}
 .cells.head{font-family:system-ui,sans-serif;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);
 position:sticky;top:0;background:var(--bg);z-index:1}
 .row{border-bottom:1px solid var(--line)}.row:last-child{border-bottom:0}
@@ -469,9 +471,10 @@ ol.findings{list-style:none;margin:0 .6em .5em 5.4em;padding:0}
 .finding ul.related{margin:.2em 0;padding-left:1.2em}
 @media (max-width:760px){
 body{padding:.6em .7em 2em;font-size:13px}
-.cells{grid-template-columns:auto auto auto minmax(0,1fr);grid-template-areas:"ln t dir lat" "ln label label label"
+.rows .cells{grid-template-columns:auto auto auto minmax(0,1fr);grid-template-areas:"ln t dir lat" "ln label label label"
 "ln detail detail detail" "ln id http codes";gap:0 .5em}
 .cells.head{display:none}
+.http:not(:empty)::before{content:"HTTP "}
 .ln{grid-area:ln}.t{grid-area:t}.dir{grid-area:dir}.id{grid-area:id}.label{grid-area:label}.detail{grid-area:detail}
 .lat{grid-area:lat;text-align:right}.http{grid-area:http}.codes{grid-area:codes}
 .row>details>pre,ol.findings{margin-left:.6em}
