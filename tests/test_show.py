@@ -41,7 +41,7 @@ def test_filters():
 def test_mermaid():
     text = show(str(ROOT / "samples" / "reused-ids.jsonl"), "--format", "mermaid")
     assert text.startswith("sequenceDiagram")
-    assert "C->>S: tools/call #35;1" in text and "Note over C,S: error JR006" in text
+    assert "C->>S: tools/call " in text and "Note over C,S: ⛔ error JR006" in text
 
 
 def _browser():
