@@ -475,9 +475,10 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
         if fmt == "mermaid":
             text = show_render.mermaid(rows)
         elif fmt == "html":
+            from mcplint.show_html import html_report
             shown = {(r.path, r.line) for r in rows}
-            text = show_render.html_report(rows, [f for f in findings if (f.path, f.line) in shown],
-                                           ", ".join(paths) if paths != ["-"] else "stdin")
+            text = html_report(rows, [f for f in findings if (f.path, f.line) in shown],
+                               ", ".join(paths) if paths != ["-"] else "stdin", collector.headers)
         else:
             text = show_render.table(rows, color=color_wanted(color, out.stream))
         out.stream.write(text if text.endswith("\n") else text + "\n")
