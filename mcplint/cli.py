@@ -235,10 +235,12 @@ def _jobs(jobs: int | None) -> int | None:
               help="Hide findings recorded in FILE; report entries that no longer match.")
 @click.option("--show-files", is_flag=True, help="List the files a run would lint, and why others are skipped; lint nothing.")
 @click.option("--show-settings", is_flag=True, help="Print the effective settings and where each came from; lint nothing.")
+@click.option("--follow", is_flag=True, help="Follow one growing capture or log: print findings as they are found "
+                                              "(survives truncation and rotation; Ctrl-C ends with the summary).")
 @click.pass_context
 def check(ctx, inputs, output_format, output_file, color, select, extend_select, ignore, fail_on, min_severity,
           exit_zero, quiet, reports, statistics, jobs, write_baseline, baseline_file, show_files,
-          show_settings) -> None:
+          show_settings, follow) -> None:
     """Lint captures (files, directories, or - for stdin) and report findings.
 
     Without PATH: the working directory at a terminal, stdin when input is piped in.
@@ -256,6 +258,13 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
         return
     if show_files:
         _show_files(paths, settings, color)
+        return
+    if follow:
+        from mcplint.follow import follow_check
+
+        if statistics or reports or output_file or write_baseline or baseline_file or jobs is not None:
+            fail("--follow prints findings to stdout: it takes no --statistics, --report, -o, --jobs or baseline")
+        follow_check(paths, settings, inputs.input_format, color, quiet, exit_zero)
         return
     if baseline_file is not None and not os.path.isfile(baseline_file):
         fail(f"--baseline {baseline_file}: no such file")
@@ -457,9 +466,11 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
 @click.option("--direction", type=click.Choice(["c2s", "s2c"]), help="Only this direction.")
 @click.option("--since", type=float, help="Only lines at least this many seconds after the first timestamp.")
 @click.option("--until", type=float, help="Only lines at most this many seconds after the first timestamp.")
+@click.option("--follow", is_flag=True, help="Follow one growing capture or log: print rows as they are written "
+                                              "(survives truncation and rotation; Ctrl-C ends).")
 @click.pass_context
 def show(ctx, inputs, output_format, output_file, color, format_alias, session, method, request_id, direction,
-         since, until) -> None:
+         since, until, follow) -> None:
     """A capture as a timeline: table, Mermaid sequence diagram or HTML report."""
     from mcplint import show_render
     from mcplint.show import RowFilter, TimelineCollector, filtered
@@ -467,6 +478,14 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
     fmt = format_alias or output_format
     settings = inputs.settings(ctx)
     paths = inputs.resolved_paths
+    if follow:
+        from mcplint.follow import follow_show
+
+        if fmt != "table" or output_file:
+            fail("--follow prints table rows to stdout (no other --output-format, no -o)")
+        follow_show(paths, settings, inputs.input_format, color, RowFilter(
+            session=session, method=method, id=request_id, direction=direction, since=since, until=until))
+        return
     with OutputFile(output_file) as out:
         collector = TimelineCollector()
         findings, _ = inputs.lint(settings, observers=[collector])
