@@ -180,7 +180,8 @@ def _file_section(page: _Page, path: str, sessions: dict, headers: dict, loose: 
         for finding in sorted(file_findings, key=lambda f: (f.line, f.code)):
             sev = finding.severity.value
             out.append(f'<li><a href="#{page.finding_id[id(finding)]}">line {finding.line}</a> '
-                       f'<span class="badge {sev}">{sev}</span> <b>{html_text(finding.code)}</b> '
+                       f'<span class="badge {sev}">{sev}</span> '
+                       f'<strong class="code">{html_text(finding.code)}</strong> '
                        f'{html_text(finding.message)}</li>')
         out.append("</ol></details>")
     for k, (session, rows) in enumerate(sessions.items()):
@@ -353,7 +354,7 @@ def _finding(page: _Page, finding) -> str:
     related = "".join(f"<li>{page.line_link(finding.path, r.line)} {html_text(r.note)}</li>" for r in finding.related)
     return (f'<li class="finding {sev}" id="{page.finding_id[id(finding)]}" data-code="{html_text(finding.code)}" '
             f'data-path="{html_text(finding.path)}" data-line="{finding.line}">'
-            f'<span class="badge {sev}">{sev}</span> <b class="code">{html_text(finding.code)}</b> '
+            f'<span class="badge {sev}">{sev}</span> <strong class="code">{html_text(finding.code)}</strong> '
             f'<span class="name">{html_text(finding.name)}</span> '
             f'<span class="message">{html_text(finding.message)}</span>'
             + (f'<div class="hint">{html_text(finding.hint)}</div>' if finding.hint else "")

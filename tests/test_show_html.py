@@ -193,3 +193,21 @@ def test_page_in_a_headless_browser(fmt, tmp_path):
         assert not console_errors, console_errors
         # no horizontal scroll (headless Chromium lays out at least 500 px wide)
         assert probe["scrollWidth"] <= probe["width"], (width, probe["scrollWidth"], probe["width"])
+
+
+def test_a_hostile_capture_stays_text_in_cards_rows_and_whole_messages(tmp_path):
+    """What the page adds (session cards, labels, details, whole messages) escapes the capture too."""
+    from tests.hostile import NAMES, unsafe_characters, write_corpus
+
+    write_corpus(tmp_path)
+    page = page_of(str(tmp_path / NAMES[0]))
+    assert unsafe_characters(page) == set()
+    assert "<script" not in page and "<img" not in page
+    card = page.split('<div class="card">')[1].split("</div></dl></div>")[0]
+    assert "client\\x1b[2J" in card and "&lt;script&gt;" in card  # client name, instructions
+    messages = re.findall(r'<pre class="json">(.*?)</pre>', page, re.S)
+    call = next(m for m in messages if "tools/call" in m and "arguments" in m)
+    assert "\\u001b[2J" in call and "&lt;script&gt;document.title=\\&quot;pwned\\&quot;" in call
+    assert "safe\\u202etxt.exe" in call and "\n" in call  # pretty-printed JSON, escapes written out
+    labels = re.findall(r'<span class="label">([^<]*)</span>', page)
+    assert any(label.startswith("tools/call get") and "\\u202e" in label for label in labels), labels
