@@ -419,7 +419,7 @@ a{color:var(--link)}h1{font-size:1.35em;margin:.2em 0}h2{font-size:1.15em;margin
 .muted,.none{color:var(--muted)}.summary{margin:.3em 0 1em}
 code,pre,.cells,.ln{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .toc{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6em 1em;margin-bottom:1.5em}
-.toc ol{margin:.2em 0;padding-left:1.4em}.toc .file{font-weight:600}
+.toc ol{margin:.2em 0;padding-left:1.4em}.toc>ol{columns:2 38em;column-gap:2.5em}.toc>ol>li{break-inside:avoid}.toc .file{font-weight:600}
 section.file{margin:2em 0;border-top:3px solid var(--line);padding-top:.8em}
 section.session{margin:1.2em 0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7em 1em;margin:.6em 0}
