@@ -458,11 +458,14 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
 
 @main.command()
 @input_options
-@_output_options(["table", "mermaid", "html"], "table", "mermaid renders on GitHub; html is a self-contained report.")
-@click.option("--format", "format_alias", type=click.Choice(["table", "mermaid", "html"]), hidden=True)
+@_output_options(["table", "markdown", "mermaid", "html"], "table",
+                 "markdown: the table for an issue report; mermaid renders on GitHub; html is a self-contained report.")
+@click.option("--format", "format_alias", type=click.Choice(["table", "markdown", "mermaid", "html"]), hidden=True)
 @click.option("--session", help="Only this session (label as in findings).")
 @click.option("--method", help="Only this method (responses count under their request's method).")
-@click.option("--id", "request_id", help="Only this JSON-RPC id.")
+@click.option("--id", "request_id", help="Only this JSON-RPC id; table and markdown print its messages whole.")
+@click.option("--line", "line", type=click.IntRange(min=0), metavar="N",
+              help="The message(s) on line N whole, with their findings (one input file).")
 @click.option("--direction", type=click.Choice(["c2s", "s2c"]), help="Only this direction.")
 @click.option("--since", type=float, help="Only lines at least this many seconds after the first timestamp.")
 @click.option("--until", type=float, help="Only lines at most this many seconds after the first timestamp.")
@@ -470,10 +473,11 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
                                               "(survives truncation and rotation; Ctrl-C ends).")
 @click.pass_context
 def show(ctx, inputs, output_format, output_file, color, format_alias, session, method, request_id, direction,
-         since, until, follow) -> None:
-    """A capture as a timeline: table, Mermaid sequence diagram or HTML report."""
-    from mcplint import show_render
-    from mcplint.show import RowFilter, TimelineCollector, filtered
+         since, until, follow, line) -> None:
+    """A capture as a timeline: table (a header per session), Markdown, Mermaid sequence diagram or
+    HTML report; with --line N (or --id N) the whole messages."""
+    from mcplint import show_render, show_text
+    from mcplint.show import RowFilter, TimelineCollector, filtered, selection_error
 
     fmt = format_alias or output_format
     settings = inputs.settings(ctx)
@@ -486,12 +490,23 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
         follow_show(paths, settings, inputs.input_format, color, RowFilter(
             session=session, method=method, id=request_id, direction=direction, since=since, until=until))
         return
+    if line is not None and len(paths) != 1:
+        fail(f"--line needs exactly one input file (got {len(paths)})")
     with OutputFile(output_file) as out:
         collector = TimelineCollector()
         findings, _ = inputs.lint(settings, observers=[collector])
         collector.attach(findings)
-        rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until))
-        if fmt == "mermaid":
+        rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until, line))
+        error = selection_error(collector, rows, session, line)
+        if error:
+            fail(error)
+        whole = (line is not None or request_id is not None) and fmt in ("table", "markdown")
+        if whole:
+            text = show_text.whole_markdown(rows) if fmt == "markdown" else show_text.whole(
+                rows, color=color_wanted(color, out.stream))
+        elif fmt == "markdown":
+            text = show_text.markdown(rows, collector.headers)
+        elif fmt == "mermaid":
             text = show_render.mermaid(rows)
         elif fmt == "html":
             from mcplint.show_html import html_report
@@ -499,7 +514,7 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
             text = html_report(rows, [f for f in findings if (f.path, f.line) in shown],
                                ", ".join(paths) if paths != ["-"] else "stdin", collector.headers)
         else:
-            text = show_render.table(rows, color=color_wanted(color, out.stream))
+            text = show_text.table(rows, collector.headers, color=color_wanted(color, out.stream))
         out.stream.write(text if text.endswith("\n") else text + "\n")
 
 

@@ -583,6 +583,7 @@ class RowFilter:
     direction: str | None = None
     since: float | None = None  # seconds from the first timestamp
     until: float | None = None
+    line: int | None = None
 
     def keep(self, row: Row, start: float | None) -> bool:
         if self.session is not None and row.session != self.session:
@@ -592,6 +593,8 @@ class RowFilter:
         if self.id is not None and row.id_text.strip('"') != self.id.strip('"'):
             return False
         if self.direction is not None and row.direction != self.direction:
+            return False
+        if self.line is not None and row.line != self.line:
             return False
         if (self.since is not None or self.until is not None) and row.t is not None and start is not None:
             offset = row.t - start
@@ -612,3 +615,38 @@ def fmt_latency(seconds: float | None) -> str:
     if seconds is None:
         return ""
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def _listed(items: list[str], limit: int = 20) -> str:
+    return ", ".join(items[:limit]) + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def selection_error(collector: TimelineCollector, rows: list[Row], session: str | None,
+                    line: int | None) -> str | None:
+    """Why ``--session`` or ``--line`` selects nothing, naming what exists (None: it selects rows)."""
+    if session is not None and not any(row.session == session for row in collector.rows):
+        by_file: dict[str, list[str]] = {}
+        for row in collector.rows:
+            labels = by_file.setdefault(row.path, [])
+            if row.session not in labels:
+                labels.append(row.session)
+        if len(by_file) == 1:
+            (path, labels), = by_file.items()
+            return f"no session '{session}' in {path}; sessions: {_listed(labels)}"
+        where = "; ".join(f"{path}: {_listed(labels, 5)}" for path, labels in list(by_file.items())[:5])
+        more = f"; … ({len(by_file) - 5} more files)" if len(by_file) > 5 else ""
+        return f"no session '{session}' in {len(by_file)} files; sessions: {where or 'none'}{more}"
+    if line is None:
+        return None
+    if len(collector.files) > 1:
+        return f"--line needs exactly one input file ({len(collector.files)} captures were read)"
+    if rows:
+        return None
+    lines = sorted({row.line for row in collector.rows
+                    if session is None or row.session == session})
+    if not lines:
+        return f"no line {line}; the capture has no messages"
+    if line < lines[0] or line > lines[-1]:
+        return f"no line {line}; the capture has lines {lines[0]}-{lines[-1]}"
+    k = bisect_right(lines, line)
+    return f"no message on line {line}; nearest: {lines[k - 1]}, {lines[k]}"

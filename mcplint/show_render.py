@@ -1,18 +1,16 @@
-"""Renderers for ``mcplint show``: table, Mermaid sequence diagram, self-contained HTML.
+"""Renderers for ``mcplint show``: Mermaid sequence diagram, self-contained HTML (the table and
+Markdown are in :mod:`mcplint.show_text`).
 
 What a row holds from the capture reaches the output through :mod:`mcplint.untrusted` only:
-``shown`` in the table and the diagram, ``html_text`` in the HTML report."""
+``shown`` in the diagram, ``html_text`` in the HTML report."""
 
 from __future__ import annotations
 
 import textwrap
 from datetime import datetime, timezone
 
-from tabulate import tabulate
-
 from mcplint import __version__
 from mcplint.show import ARROW, Row, fmt_latency
-from mcplint.terminal import SEVERITY_COLORS, styler
 from mcplint.untrusted import html_text, shown
 
 #: Rows drawn in diagrams at most (tables have no limit).
@@ -23,21 +21,6 @@ def _clock(t: float | None) -> str:
     if t is None:
         return ""
     return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
-
-
-def table(rows: list[Row], color: bool = False) -> str:
-    style = styler(color)
-    out, previous = [], None
-    for row in rows:
-        delta = f"+{fmt_latency(row.t - previous)}" if row.t is not None and previous is not None else ""
-        previous = row.t if row.t is not None else previous
-        codes = ",".join(style(f.code, fg=SEVERITY_COLORS[f.severity.value], bold=True) for f in row.findings)
-        pair = f"→{row.answered_at}" if row.answered_at else (f"←{row.answers}" if row.answers else "")
-        out.append((row.line, _clock(row.t), delta, ARROW.get(row.direction, ""), shown(row.id_text),
-                    shown(row.method or row.kind), shown(row.status), pair, fmt_latency(row.latency), codes))
-    headers = [style(h, bold=True) for h in ("line", "time", "Δt", "dir", "id", "method", "status", "pair",
-                                             "latency", "findings")]
-    return tabulate(out, headers=headers, tablefmt="simple")
 
 
 # what ends or escapes a statement (; #), and markup: Mermaid may render a label as HTML

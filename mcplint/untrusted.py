@@ -15,7 +15,8 @@ capture-derived strings through one of these functions, chosen by where the text
 - :func:`github_data` / :func:`github_property`: GitHub workflow-command escaping of ``shown`` text,
   so an annotation stays one line and a property cannot end early.
 - :func:`markdown_text` / :func:`markdown_code`: ``shown`` text that Markdown renders literally: no raw
-  HTML, no links or autolinks, no emphasis, no table cell ending early.
+  HTML, no links or autolinks, no emphasis, no table cell ending early; :func:`markdown_fence`: a
+  fenced code block of ``shown_lines`` text that no line of it can close.
 - :func:`html_text`: ``shown`` text, HTML-escaped (quotes too, for attributes).
 - :func:`json_text`: a JSON document that stays lossless, with what ``shown`` escapes written as
   JSON ``\\u`` escapes (JSON itself only requires that of C0 controls; a C1 control or a bidi
@@ -31,7 +32,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["github_data", "github_property", "html_text", "json_text", "markdown_code", "markdown_text",
+__all__ = ["github_data", "github_property", "html_text", "json_text", "markdown_code", "markdown_fence", "markdown_text",
            "shown", "shown_finding", "shown_lines", "xml_attr", "xml_text"]
 
 
@@ -139,6 +140,16 @@ def markdown_code(text: Any) -> str:
     pad = " " if "`" in (text[0], text[-1]) or text[0] == text[-1] == " " and text.strip(" ") else ""
     # a pipe ends a table cell even inside a code span (GFM); "\|" is the way to keep it
     return f"{fence}{pad}{text}{pad}{fence}".replace("|", "\\|")
+
+
+def markdown_fence(text: Any, info: str = "") -> str:
+    """A fenced code block holding :func:`shown_lines` of ``text`` literally: its fence is longer
+    than any run of backticks in the text, so no line of it can close the block. ``info`` (the
+    language) is ours, never capture text."""
+    text = shown_lines(text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
 
 
 # -- HTML

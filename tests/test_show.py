@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -29,9 +30,10 @@ def test_table_pairs_requests_and_shows_latency_and_findings():
 
 def test_filters():
     text = show(SAMPLE, "--method", "tools/call", "--direction", "s2c")
-    body = text.splitlines()[2:]
+    body = text.split("-----\n")[-1].splitlines()
     assert body and all("S→C" in line and "tools/call" in line for line in body)
-    assert len(show(SAMPLE, "--id", "2").splitlines()) == 2 + 2
+    assert [line.split()[0] for line in show(SAMPLE, "--id", "2", "--format", "mermaid").splitlines()[3:5]] == [
+        "C->>S:", "S-->>C:"]
     assert "initialize" not in show(SAMPLE, "--since", "5")
 
 
@@ -147,3 +149,100 @@ def test_session_header():
     assert modern.instructions.startswith("Use get_forecast") and modern.stderr == 1
     http = collect(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har")[0].headers
     assert {h.transport for h in http.values()} == {"http"}
+
+
+# -- table, Markdown, whole messages, errors -----------------------------------------------------
+
+def test_table_has_a_header_per_session():
+    text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"))
+    head, table = text.split("\n\n", 1)
+    assert head.splitlines()[0].endswith("unknown-tool-iserror.mcplog · session 1")
+    facts = dict(line.strip().split("  ", 1) for line in head.splitlines()[1:])
+    facts = {name: value.strip() for name, value in facts.items()}
+    assert facts["client"] == "claude-ai 0.1.0" and facts["server"] == "weather 1.12.4"
+    assert facts["revision"] == "2025-06-18" and facts["client capabilities"] == "none"
+    assert facts["server capabilities"] == "experimental, prompts, resources, tools"
+    assert facts["traffic"] == "4 requests, 4 responses, 1 notification, 3 stderr lines in 12.64 s"
+    assert facts["findings"] == "1 warning, 2 info"
+    assert table.split()[:9] == ["line", "time", "Δt", "dir", "id", "what", "outcome", "pair", "latency"]
+    call = next(line for line in table.splitlines() if line.split()[:1] == ["9"])
+    assert "S→C" in call and "tools/call get_weather" in call and "isError: Unknown tool: get_weather" in call
+    modern = show(str(ROOT / "samples" / "clean-2026-07-28.mcplog")).split("\n\n")[0]
+    assert "instructions         Use get_forecast for multi-day forecasts" in modern
+    assert "client capabilities  elicitation" in modern and "over" not in modern
+    inferred = show(str(ROOT / "samples" / "reused-ids.jsonl"))
+    assert "C→S?" in inferred and "S→C?" in inferred
+
+
+def test_table_of_a_har_shows_http_rows_and_status():
+    text = show(str(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har"), "--color", "never")
+    assert text.count(" · session ") == 3 and "no JSON-RPC messages in 0 ms over http" in text
+    assert "in 59 min 56 s over http" in text and "3 errors" in text
+    entry = next(line for line in text.splitlines() if line.split()[:1] == ["241"])
+    assert "HTTP POST /mcp?… (tools/list)" in entry and "401" in entry and "AU001,AU002" in entry
+    assert "access_token" not in text
+
+
+def test_markdown_renders_the_header_and_table():
+    import cmarkgfm
+
+    text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--output-format", "markdown")
+    page = cmarkgfm.github_flavored_markdown_to_html(text)
+    assert "<h3><code>" in page and "session <code>1</code></h3>" in page
+    assert "<li><strong>client:</strong> claude-ai 0.1.0</li>" in page
+    assert page.count("<tr>") == 1 + 12 and "<code>tools/call get_weather</code>" in page
+    assert "<strong>warning TL006</strong>" in page and 'href="https://modelcontextprotocol.io/specification/2025-06-18/' in page
+
+
+def test_line_prints_the_whole_message_with_its_findings():
+    text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--line", "9")
+    title, body = text.split("\n", 1)
+    assert title.endswith("unknown-tool-iserror.mcplog:9 · session 1 · S→C result tools/call get_weather · id 2 · "
+                          "answers line 7 · 3 ms · isError: Unknown tool: get_weather")
+    message, findings = body.split("\n}\n", 1)
+    assert json.loads(message + "\n}")["result"]["isError"] is True
+    assert findings.startswith("warning TL006 unknown-tool-must-be-protocol-error: Call of tool 'get_weather'")
+    assert "  hint: " in findings and "  line 7: request" in findings
+    assert "spec: 2025-06-18 server/tools §Error Handling" in findings
+    har = show(str(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har"), "--line", "304")
+    assert har.count(" · HTTP 200 · ") == 2 and "error AU006" in har  # a request and its response
+    stderr = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--line", "5")
+    assert stderr.splitlines()[1].startswith("[11/30/26 09:41:06] INFO")
+
+
+def test_id_prints_the_request_and_its_response_whole():
+    text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--id", "2")
+    assert [line.split(" · ")[0].rsplit(":", 1)[-1] for line in text.splitlines() if " · session " in line] == ["7", "9"]
+    assert '"name": "get_weather"' in text and '"isError": true' in text and "info HX007" in text
+    markdown = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--id", "2", "--output-format", "markdown")
+    assert markdown.count("```json\n{") == 2 and markdown.startswith("#### ")
+
+
+def test_secrets_in_whole_messages_are_masked(tmp_path):
+    token = "ghp_" + "Zx9Yw8Vu7T" * 4
+    capture = tmp_path / "s.jsonl"
+    capture.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "deploy", "arguments": {"password": "hunter2hunter2", "note": f"use {token}"}}}) + "\n")
+    for fmt in ("table", "markdown"):
+        text = show(str(capture), "--line", "1", "--output-format", fmt)
+        assert token not in text and "hunter2" not in text and "[REDACTED]" in text
+
+
+def _fails(*args):
+    result = CliRunner().invoke(main, ["show", *args])
+    assert result.exit_code == 2, result.output
+    return result.stderr.strip()
+
+
+def test_unknown_session_and_line_exit_2_naming_what_exists():
+    mcplog = str(ROOT / "samples" / "unknown-tool-iserror.mcplog")
+    assert _fails(mcplog, "--session", "nope") == f"mcplint: error: no session 'nope' in {mcplog}; sessions: 1"
+    assert _fails(mcplog, "--line", "99") == "mcplint: error: no line 99; the capture has lines 1-12"
+    har = str(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har")
+    assert _fails(har, "--line", "11") == "mcplint: error: no message on line 11; nearest: 10, 60"
+    assert _fails(har, "--session", "x").endswith("sessions: http 1, http 2, mcp-session 1868a9…")
+    assert _fails(mcplog, har, "--line", "1") == "mcplint: error: --line needs exactly one input file (got 2)"
+    assert _fails(str(ROOT / "samples"), "--line", "1").startswith(
+        "mcplint: error: --line needs exactly one input file (48 captures")
+    several = _fails(str(ROOT / "samples"), "--session", "nope")
+    assert several.startswith("mcplint: error: no session 'nope' in 48 files; sessions: ") and "more files" in several

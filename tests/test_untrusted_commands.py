@@ -85,9 +85,18 @@ def test_text_outputs_show_escapes_escaped(command, color, target):
 
 def test_show_table_cells_hold_the_escaped_capture_text(corpus):
     text = run("show", "--color", "never", str(corpus / "hostile.mcplog")).stdout
-    assert "tools/\\x1b[2J\\x1b[H\\x1b[32mAll checks passed\\x1b[0msafe\\u202etxt.exe" in text
+    assert "tools/\\x1b[2J\\x1b[H\\x1b[32mAll checks passe…" in text  # cells cut after escaping
     assert '"id\\u001b[2J' in text  # a string id, as JSON writes it
-    assert "notifications/\\x1b]8;;https://evil.example/bel\\x07click me" in text
+    assert "notifications/\\x1b]8;;https://evil.example/…" in text
+    assert "client\\x1b[2J\\x1b[H\\x1b[32mAll checks passed" in text  # the session header
+
+
+@pytest.mark.parametrize("args", [("--line", "12"), ("--id", "5"), ("--line", "16")], ids=["line", "id", "malformed"])
+def test_show_whole_messages_are_escaped(corpus, args):
+    result = run("show", "--color", "always", *args, str(corpus / "hostile.mcplog"))
+    assert_safe(result.stdout, color=True)
+    assert "tools/\\x1b[2J\\x1b[H\\x1b[32mAll checks passed\\x1b[0msafe\\u202etxt.exe" in result.stdout \
+        or "\\x1b[2J" in result.stdout
 
 
 def test_diagnose_text_names_the_hostile_file_on_one_line(corpus):
@@ -116,6 +125,35 @@ def test_diagnose_markdown_renders_the_capture_literally(target):
     assert "<h3>" in page and "Suspect:" in page  # our own structure still renders
     if not target.endswith(".har"):
         assert "\\x1b[2J\\x1b[H\\x1b[32mAll checks passed" in page  # the banner, as text
+
+
+@pytest.mark.parametrize("whole", [(), ("--line", "12")], ids=["table", "line"])
+def test_show_markdown_renders_the_capture_literally(corpus, target, whole):
+    if whole and target == str(corpus):
+        whole = ("--id", "5")  # --line needs one file
+    result = run("show", "--output-format", "markdown", *whole, target, ok=(0, 2))
+    if result.exit_code == 2:  # no line 12 in this capture
+        assert whole and "no " in result.stderr
+        return
+    assert_safe(result.stdout)
+    assert_safe(result.stderr)
+    page = _rendered(result.stdout)
+    assert "<img" not in page and "<script" not in page
+    links = re.findall(r"<a [^>]*>", page)  # only our spec links
+    assert all(re.fullmatch(r'<a href="https://modelcontextprotocol\.io/[^"]*">', link) for link in links), links
+    assert_safe(page)
+    if not target.endswith(".har"):
+        assert VISIBLE_ESCAPE in page
+    assert ("<h3>" in page and "<table>" in page) if not whole else "<pre" in page
+
+
+def test_markdown_fence_holds_any_text():
+    from mcplint.untrusted import markdown_fence
+
+    text = "```\n</code></pre><script>x</script>\n````` \n\x1b[2J"
+    page = _rendered(markdown_fence(text, "json") + "\n\nafter")
+    assert page.count("<pre") == 1 and "<script>" not in page and "<p>after</p>" in page
+    assert "&lt;script&gt;" in page and VISIBLE_ESCAPE in page
 
 
 # -- Mermaid --------------------------------------------------------------------------------
