@@ -12,6 +12,7 @@ Everything taken from the capture (and file names) reaches the page through
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -256,8 +257,9 @@ def _card(path: str, session, rows: list[Row], header) -> str:
     wide = ("client capabilities", "server capabilities", "instructions")
     dl = "".join(f'<div class="fact{" wide" if name in wide else ""}"><dt>{name}</dt><dd>{value}</dd></div>'
                  for name, value in facts)
+    name = re.split(r"[\\/]", path)[-1] or path  # the section above names the whole path
     return (f'<div class="card"><h3>{html_text(_session_name(session))} '
-            f'<span class="muted">in {html_text(path)}</span></h3><dl>{dl}</dl></div>')
+            f'<span class="muted">in {html_text(name)}</span></h3><dl>{dl}</dl></div>')
 
 
 def _counts(header, rows: list[Row]) -> str:
