@@ -76,7 +76,8 @@ def header_facts(header: SessionHeader) -> list[tuple[str, str]]:
         traffic.append(_count(header.text, "non-JSON line"))
     if not (header.requests or header.responses or header.notifications):
         traffic[:3] = ["no JSON-RPC messages"]
-    facts.append(("traffic", ", ".join(traffic) + f" in {_duration(header.duration)}"
+    facts.append(("traffic", ", ".join(traffic) + (f" in {_duration(header.duration)}" if header.duration is not None
+                                                   else "")
                   + (f" over {header.transport}" if header.transport else "")))
     found = [_count(header.findings[s], s) for s in SEVERITIES if header.findings.get(s)]
     facts.append(("findings", ", ".join(found) if found else "none"))
