@@ -32,7 +32,8 @@ class Follow:
 
     def __init__(self, *args: str):
         self.proc = subprocess.Popen([sys.executable, "-m", "mcplint", *args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+                                     stderr=subprocess.PIPE, encoding="utf-8", errors="surrogateescape",
+                                     env={**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"})
         self.started = time.monotonic()
         self.lines: dict[str, queue.Queue] = {"out": queue.Queue(), "err": queue.Queue()}
         self.seen: dict[str, list[tuple[float, str]]] = {"out": [], "err": []}
@@ -194,3 +195,45 @@ def test_follow_errors(tmp_path, args, message):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+# -- output safety (issue 22) and redaction (issue 14) ----------------------------------------
+
+FOLLOWERS = [["check", "--follow", "--output-format", "full"], ["check", "--follow", "--output-format", "concise"],
+             ["show", "--follow"]]
+
+
+def _settled(args: list[str], path: Path) -> tuple[str, str]:
+    """stdout and stderr of following ``path`` until Ctrl-C, once the file has been read."""
+    run = Follow(*args, str(path))
+    try:
+        run.wait_for("following", "err")
+        time.sleep(1.0)
+        assert run.interrupt() in (0, 1)
+        return run.text(), run.text("err")
+    finally:
+        run.kill()
+
+
+@pytest.mark.parametrize("args", FOLLOWERS, ids=" ".join)
+def test_follow_shows_hostile_captures_escaped(tmp_path, args):
+    from tests.hostile import NAMES, write_corpus, unsafe_characters
+
+    for path in write_corpus(tmp_path):
+        if path.name == NAMES[2]:
+            continue  # a HAR is not followable
+        out, err = _settled(args, path)
+        assert unsafe_characters(out) == set() and unsafe_characters(err) == set(), (path.name, out, err)
+        assert "\\x1b[2J" in out, out  # the hostile text is there, escaped
+
+
+@pytest.mark.parametrize("args", FOLLOWERS, ids=" ".join)
+@pytest.mark.parametrize("fmt", ["jsonl", "capture"])
+def test_follow_prints_no_planted_secret(tmp_path, args, fmt):
+    from tests.test_redact_outputs import PLANTS, WRITERS, leaks
+
+    write, name = WRITERS[fmt]
+    write(tmp_path / name)
+    out, err = _settled(args, tmp_path / name)
+    assert "HX001" in out  # the planted records drew findings, and they were printed
+    assert leaks(out + err, list(PLANTS)) == {}
