@@ -141,7 +141,8 @@ def _session_name(session: Any) -> str:
 
 
 def _toc(page: _Page, headers: dict, loose: dict) -> str:
-    out = ['<nav class="toc"><h2>Contents</h2><ol>']
+    many = ' class="many"' if len(page.files) > 6 else ""  # two columns on a wide window
+    out = [f'<nav class="toc"><h2>Contents</h2><ol{many}>']
     for path, sessions in page.files.items():
         fid = page.file_ids[path]
         counts = Counter(f.severity.value for rows in sessions.values() for r in rows for f in r.findings)
@@ -421,7 +422,7 @@ a{color:var(--link)}h1{font-size:1.35em;margin:.2em 0}h2{font-size:1.15em;margin
 .muted,.none{color:var(--muted)}.summary{margin:.3em 0 1em}
 code,pre,.cells,.ln{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .toc{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.6em 1em;margin-bottom:1.5em}
-.toc ol{margin:.2em 0;padding-left:1.4em}.toc>ol{columns:2 38em;column-gap:2.5em}.toc>ol>li{break-inside:avoid}.toc .file{font-weight:600}
+.toc ol{margin:.2em 0;padding-left:1.4em}.toc>ol.many{columns:2 38em;column-gap:2.5em}.toc>ol>li{break-inside:avoid}.toc .file{font-weight:600}
 section.file{margin:2em 0;border-top:3px solid var(--line);padding-top:.8em}
 section.session{margin:1.2em 0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7em 1em;margin:.6em 0}
@@ -431,7 +432,7 @@ section.session{margin:1.2em 0}
 details.json summary,details.text summary{cursor:pointer;color:var(--muted)}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.3em 0;padding:.6em .8em;background:var(--code);
 border-radius:6px;font-size:12.5px;max-height:40em;overflow-y:auto}
-.sev{font-weight:600}.sev.error,.badge.error{color:var(--error)}.sev.warning,.badge.warning{color:var(--warning)}
+.sev{font-weight:600;white-space:nowrap}.sev.error,.badge.error{color:var(--error)}.sev.warning,.badge.warning{color:var(--warning)}
 .sev.info,.badge.info{color:var(--info)}
 .badge{display:inline-block;font-size:.78em;font-weight:700;text-transform:uppercase;letter-spacing:.03em;
 padding:0 .45em;border:1px solid currentColor;border-radius:4px;text-decoration:none;white-space:nowrap}
@@ -444,9 +445,9 @@ svg .note{fill:var(--muted)}svg .mark{fill:var(--error)}svg .ln{fill:var(--link)
 svg .lane{stroke:var(--lane);stroke-dasharray:4 3}svg .msg{stroke:var(--arrow)}svg .reply{stroke-dasharray:5 3}
 svg .head{fill:var(--arrow)}
 .rows{border:1px solid var(--line);border-radius:8px;font-size:13px}
-.cells{display:grid;grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,3fr) minmax(0,2.2fr) 7.5em 3.2em minmax(0,1.2fr);
+.cells{display:grid;grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em 3.2em minmax(0,1.2fr);
 gap:0 .7em;padding:.25em .6em;align-items:baseline}
-.no-http .cells{grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,3fr) minmax(0,2.2fr) 7.5em minmax(0,1.2fr)}
+.no-http .cells{grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em minmax(0,1.2fr)}
 .no-http .http{display:none}.cells>*{min-width:0}
 .cells.head{font-family:system-ui,sans-serif;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);
 position:sticky;top:0;background:var(--bg);z-index:1}

@@ -157,6 +157,8 @@ out.findings = [...document.querySelectorAll('li.finding')].map(e => [e.id, e.da
 out.dangling = [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttribute('href').slice(1))
   .filter(h => !document.getElementById(h));
 out.resources = performance.getEntriesByType('resource').length;
+out.dark = matchMedia('(prefers-color-scheme: dark)').matches;
+out.background = getComputedStyle(document.body).backgroundColor;
 document.body.setAttribute('data-probe', JSON.stringify(out));
 </script>"""
 
@@ -174,10 +176,12 @@ def test_page_in_a_headless_browser(fmt, tmp_path):
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0"]
-    for width in (1400, 420):
-        shot = tmp_path / f"{fmt}-{width}.png"
-        done = subprocess.run([browser, *flags, f"--window-size={width},1600", f"--screenshot={shot}", "--dump-dom",
-                               probed.as_uri()], capture_output=True, text=True, timeout=120)
+    runs = [(1400, ""), (420, "")] + ([(1400, "--force-dark-mode")] if fmt == "capture" else [])
+    for width, scheme in runs:
+        shot = tmp_path / f"{fmt}-{width}{scheme and '-dark'}.png"
+        done = subprocess.run([browser, *flags, *([scheme] if scheme else []), f"--window-size={width},1600",
+                               f"--screenshot={shot}", "--dump-dom", probed.as_uri()],
+                              capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
         assert shot.is_file() and shot.stat().st_size > 5000
         probe = json.loads(html.unescape(re.search(r'data-probe="([^"]*)"', done.stdout).group(1)))
@@ -193,6 +197,7 @@ def test_page_in_a_headless_browser(fmt, tmp_path):
         assert not console_errors, console_errors
         # no horizontal scroll (headless Chromium lays out at least 500 px wide)
         assert probe["scrollWidth"] <= probe["width"], (width, probe["scrollWidth"], probe["width"])
+        assert probe["dark"] == bool(scheme) and (probe["background"] == "rgb(255, 255, 255)") != bool(scheme)
 
 
 def test_a_hostile_capture_stays_text_in_cards_rows_and_whole_messages(tmp_path):
