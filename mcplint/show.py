@@ -23,8 +23,8 @@ from mcplint.rules._base import Tracker, fmt_id
 MAX_STRING = 2048
 #: A whole message is cut after this many characters (with a note saying how much is left out).
 MAX_MESSAGE = 1 << 16
-#: Labels and details are cut to this many characters.
-MAX_LABEL = 80
+#: Labels and details are cut to this many characters, after masking this many.
+MAX_LABEL, MASK_SPAN = 80, 2048
 
 
 @dataclass
@@ -130,6 +130,11 @@ def _cut(text: str, limit: int = MAX_LABEL) -> str:
     return shorten(text, limit)
 
 
+def _masked(text: str) -> str:
+    """``text`` masked, then cut (cut first, a secret split at the cut could escape masking)."""
+    return _cut(mask_text(text[:MASK_SPAN]))
+
+
 def _str(value: Any) -> str | None:
     return value if type(value) is str and value else None
 
@@ -168,8 +173,8 @@ def _label(record: Record) -> str:
     kind = record.kind
     if kind in (Kind.STDERR, Kind.TEXT, Kind.MALFORMED):
         text = record.text.strip()
-        first = " ".join(text.split("\n", 1)[0][:4 * MAX_LABEL].split()) if text else ""
-        return mask_text(_cut(first)) if first else kind.value
+        first = " ".join(text.split("\n", 1)[0][:MASK_SPAN].split()) if text else ""
+        return _masked(first) if first else kind.value
     if record.is_response:
         request = record.request
         if request is not None:
@@ -180,7 +185,7 @@ def _label(record: Record) -> str:
     subject = _subject(method, record.params)
     if subject is None:
         return mask_field(method) or method
-    return mask_text(_cut(f"{method} {subject[:4 * MAX_LABEL]}"))
+    return _masked(f"{method} {subject[:MASK_SPAN]}")
 
 
 def _first_text(content: Any) -> str | None:
@@ -206,8 +211,8 @@ def _detail(record: Record) -> str:
         if type(error) is not dict:
             return "error"
         message = error.get("message")
-        text = f"error {error.get('code')}" + (f" {str(message)[:4 * MAX_LABEL]}" if message else "")
-        return mask_text(_cut(text))
+        text = f"error {error.get('code')}" + (f" {str(message)[:MASK_SPAN]}" if message else "")
+        return _masked(text)
     if kind is Kind.RESULT:
         result = msg.get("result")
         if type(result) is not dict:
@@ -215,7 +220,7 @@ def _detail(record: Record) -> str:
         method = record.effective_method
         if result.get("isError") is True:
             text = _first_text(result.get("content"))
-            return mask_text(_cut("isError" + (f": {text[:4 * MAX_LABEL]}" if text else "")))
+            return _masked("isError" + (f": {text[:MASK_SPAN]}" if text else ""))
         if record.answer == "after-cancel":
             return "after cancel"
         if method in _COUNTED and type(result.get(_COUNTED[method])) is list:
@@ -230,14 +235,14 @@ def _detail(record: Record) -> str:
             versions = ", ".join(v for v in versions if type(v) is str) if type(versions) is list \
                 else _str(result.get("protocolVersion"))
             parts = [_str(info.get("name")), _str(info.get("version")), versions]
-            return mask_text(_cut(" ".join(p for p in parts if p)))
+            return _masked(" ".join(p for p in parts if p))
         return ""
     if kind is Kind.MALFORMED and record.error:
-        return mask_text(_cut(record.error))
+        return _masked(record.error)
     if kind is Kind.NOTIFICATION and record.method == "notifications/cancelled":
         params = record.params if type(record.params) is dict else {}
         reason = _str(params.get("reason"))
-        return mask_text(_cut(f"reason: {reason}")) if reason else ""
+        return _masked(f"reason: {reason}") if reason else ""
     return ""
 
 
@@ -301,7 +306,7 @@ def _http_label(http: dict) -> str:
     methods = [item["method"] for value in sent for item in (value if type(value) is list else [value])
                if type(item) is dict and type(item.get("method")) is str]
     carried = f" ({', '.join(methods[:3])}{', …' if len(methods) > 3 else ''})" if methods else ""
-    return mask_text(_cut(f"HTTP {http.get('method') or '?'} {path}{carried}"))
+    return _masked(f"HTTP {http.get('method') or '?'} {path}{carried}")
 
 
 def _sent(http: dict) -> str | None:

@@ -226,6 +226,11 @@ def test_secrets_in_whole_messages_are_masked(tmp_path):
     for fmt in ("table", "markdown"):
         text = show(str(capture), "--line", "1", "--output-format", fmt)
         assert token not in text and "hunter2" not in text and "[REDACTED]" in text
+    # a label is masked before it is cut: a token across the cut leaves no fragment
+    capture.write_text(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "a" * 60 + " " + token}}) + "\n")
+    row = collect(capture)[0].rows[0]
+    assert row.label.endswith("…") and "ghp_" not in row.label and "[RED" in row.label
 
 
 def _fails(*args):
