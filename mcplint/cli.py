@@ -497,7 +497,7 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
         findings, _ = inputs.lint(settings, observers=[collector])
         collector.attach(findings)
         rows = filtered(collector.rows, RowFilter(session, method, request_id, direction, since, until, line))
-        error = selection_error(collector, rows, session, line)
+        error = selection_error(collector, rows, session, line, request_id)
         if error:
             fail(error)
         whole = (line is not None or request_id is not None) and fmt in ("table", "markdown")

@@ -627,8 +627,9 @@ def _listed(items: list[str], limit: int = 20) -> str:
 
 
 def selection_error(collector: TimelineCollector, rows: list[Row], session: str | None,
-                    line: int | None) -> str | None:
-    """Why ``--session`` or ``--line`` selects nothing, naming what exists (None: it selects rows)."""
+                    line: int | None, request_id: str | None = None) -> str | None:
+    """Why ``--session``, ``--line`` or ``--id`` selects nothing, naming what exists (None: it
+    selects rows)."""
     if session is not None and not any(row.session == session for row in collector.rows):
         by_file: dict[str, list[str]] = {}
         for row in collector.rows:
@@ -641,6 +642,10 @@ def selection_error(collector: TimelineCollector, rows: list[Row], session: str 
         where = "; ".join(f"{path}: {_listed(labels, 5)}" for path, labels in list(by_file.items())[:5])
         more = f"; … ({len(by_file) - 5} more files)" if len(by_file) > 5 else ""
         return f"no session '{session}' in {len(by_file)} files; sessions: {where or 'none'}{more}"
+    if request_id is not None and not rows and line is None:
+        ids = list(dict.fromkeys(row.id_text for row in collector.rows
+                                 if row.id is not None and (session is None or row.session == session)))
+        return f"no message with id {request_id}; ids: {_listed(ids) if ids else 'none'}"
     if line is None:
         return None
     if len(collector.files) > 1:

@@ -246,6 +246,7 @@ def test_unknown_session_and_line_exit_2_naming_what_exists():
     har = str(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har")
     assert _fails(har, "--line", "11") == "mcplint: error: no message on line 11; nearest: 10, 60"
     assert _fails(har, "--session", "x").endswith("sessions: http 1, http 2, mcp-session 1868a9…")
+    assert _fails(mcplog, "--id", "99") == "mcplint: error: no message with id 99; ids: 0, 1, 2, 3"
     assert _fails(mcplog, har, "--line", "1") == "mcplint: error: --line needs exactly one input file (got 2)"
     assert _fails(str(ROOT / "samples"), "--line", "1").startswith(
         "mcplint: error: --line needs exactly one input file (48 captures")
