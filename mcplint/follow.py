@@ -88,21 +88,17 @@ class Tail:
         with handle:
             identity = _identity(os.fstat(handle.fileno()))
             position = 0
-            parts: list[bytes] = []  # the unfinished last line
-            size = 0
+            line = _Line(self.max_bytes)  # the unfinished last line
             while True:
                 block = handle.read(_BLOCK)
                 if block:
                     position += len(block)
-                    lines = block.split(b"\n")
-                    for line in lines[:-1]:
-                        parts.append(line)
-                        yield self._line(b"".join(parts), size + len(line))
-                        parts, size = [], 0
-                    if lines[-1]:
-                        size += len(lines[-1])
-                        if sum(map(len, parts)) < self.max_bytes:  # past the limit only the size counts
-                            parts.append(lines[-1])
+                    pieces = block.split(b"\n")
+                    for piece in pieces[:-1]:
+                        line.add(piece)
+                        yield line.take()
+                    if pieces[-1]:
+                        line.add(pieces[-1])
                     continue
                 if self.stop.requested:
                     break
@@ -120,13 +116,32 @@ class Tail:
                     return
                 yield None
                 time.sleep(self.poll)
-            if parts:  # stopped in the middle of a line: what there is of it
-                yield self._line(b"".join(parts), size)
+            if line.size:  # stopped in the middle of a line: what there is of it
+                yield line.take()
 
-    def _line(self, line: bytes, size: int) -> tuple[bytes, Cut | bool]:
+
+class _Line:
+    """A line read in pieces: its first ``max_bytes + 1`` bytes are kept, the rest only counted
+    (a longer line is cut as :class:`~mcplint.readers.Lines` cuts it)."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.parts: list[bytes] = []
+        self.kept = self.size = 0
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        room = self.max_bytes + 1 - self.kept
+        if room > 0:
+            self.parts.append(piece[:room])
+            self.kept += min(room, len(piece))
+
+    def take(self) -> tuple[bytes, Cut | bool]:
+        data, size = b"".join(self.parts), self.size
+        self.parts, self.kept, self.size = [], 0, 0
         if size > self.max_bytes:
-            return line[:CUT_HEAD_BYTES], Cut(size, self.max_bytes)
-        return line, False
+            return data[:CUT_HEAD_BYTES], Cut(size, self.max_bytes)
+        return data, False
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int]:
@@ -177,12 +192,12 @@ def records(tail: Tail, input_format: str, on_idle: Callable[[], None]):
     return input_format, Parser(tail.path).records(READERS[input_format](lines()))
 
 
-def _lint_generations(path: str, engine, stop: Stop, input_format: str, protocol_version: str | None,
-                      max_line_bytes: int, on_idle: Callable[[], None], sessions: list):
+def lint_generations(path: str, engine, stop: Stop, input_format: str, protocol_version: str | None,
+                     max_line_bytes: int, on_idle: Callable[[], None], sessions: list, poll: float = POLL):
     """Findings of every generation of ``path`` until stopped; the sessions seen go to ``sessions``."""
     from mcplint.analyzer import Analyzer
 
-    tail = Tail(path, stop, max_bytes=max_line_bytes)
+    tail = Tail(path, stop, poll=poll, max_bytes=max_line_bytes)
     while not stop.requested:
         _, found = records(tail, input_format, on_idle)
         analyzer = Analyzer(path, protocol_version, engine.limits)
@@ -230,8 +245,8 @@ def follow_check(paths: list[str], settings, input_format: str, color: str, quie
     if not quiet:
         say(f"mcplint: following {shown(path)} (Ctrl-C ends with the summary)")
     with Stop() as stop:
-        for finding in _lint_generations(path, engine, stop, input_format, settings.protocol_version,
-                                         settings.max_line_bytes, out.flush, seen):
+        for finding in lint_generations(path, engine, stop, input_format, settings.protocol_version,
+                                         settings.max_line_bytes, lambda: None, seen):
             kept = apply_settings([finding], settings, min_severity=Severity.INFO)
             if not kept:
                 continue
@@ -275,7 +290,7 @@ def follow_show(paths: list[str], settings, input_format: str, color: str, keep)
         out.flush()
 
     with Stop() as stop:
-        for finding in _lint_generations(path, engine, stop, input_format, settings.protocol_version,
+        for finding in lint_generations(path, engine, stop, input_format, settings.protocol_version,
                                          settings.max_line_bytes, flush, []):
             printer.finding(finding, collector.rows)
         flush()

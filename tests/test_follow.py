@@ -237,3 +237,44 @@ def test_follow_prints_no_planted_secret(tmp_path, args, fmt):
     out, err = _settled(args, tmp_path / name)
     assert "HX001" in out  # the planted records drew findings, and they were printed
     assert leaks(out + err, list(PLANTS)) == {}
+
+
+# -- the same findings as check -------------------------------------------------------------
+
+def _followed_once(path: Path, max_line_bytes: int = 64 << 20) -> list[tuple[int, str]]:
+    """The findings of following ``path`` in-process until it has been read (Ctrl-C at the first wait)."""
+    from mcplint.engine import Engine
+    from mcplint.follow import Stop, lint_generations
+
+    stop = Stop()
+
+    def idle() -> None:
+        stop.requested = True
+
+    found = lint_generations(str(path), Engine(), stop, "auto", None, max_line_bytes, idle, [], poll=0.01)
+    return sorted((f.line, f.code) for f in found)
+
+
+LINE_BASED = [p for p in sorted(SAMPLES.iterdir()) if p.suffix not in (".md", ".har") and "inspector" not in p.name]
+
+
+@pytest.mark.parametrize("sample", LINE_BASED, ids=lambda p: p.name)
+def test_following_a_finished_file_finds_what_check_finds(sample):
+    from mcplint.api import lint_paths
+
+    findings, _ = lint_paths([str(sample)])
+    assert _followed_once(sample) == sorted((f.line, f.code) for f in findings)
+
+
+def test_a_line_over_the_limit_is_cut_as_check_cuts_it(tmp_path):
+    from mcplint.api import LintOptions, lint_paths
+
+    path = tmp_path / "long.jsonl"
+    lines = _lines("reused-ids.jsonl")
+    lines.insert(3, json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": "x" * 300_000}}))
+    path.write_text("\n".join(lines) + "\n")
+    findings, _ = lint_paths([str(path)], options=LintOptions(max_line_bytes=100_000))
+    expected = sorted((f.line, f.code) for f in findings)
+    assert (4, "IO013") in expected
+    assert _followed_once(path, max_line_bytes=100_000) == expected
