@@ -608,3 +608,37 @@ def test_plain_call_results_do_not_build_call_result(monkeypatch):
                     + call(3, "echo", {}, {"content": [{"type": "video"}]})
                     + call(4, "weather", {"city": "Oslo"}, {**OK, "structuredContent": {"t": "warm"}}))
     assert {(line, code) for line, code, _, _ in family(edges)} >= {(5, "TL010"), (7, "TL014"), (9, "TL011")}
+
+
+# -- the schemas' JSON texts (issue 16) ------------------------------------------------------
+def test_a_session_listing_a_known_catalog_serializes_no_schema(monkeypatch):
+    """TL008/TL009/TL011 key their verdicts by a schema's JSON text: a session listing a catalog
+    that an earlier session listed verbatim takes the texts from there, so its first call of each
+    tool does not serialize the tool's schema; the verdicts stay the session's own."""
+    from types import SimpleNamespace
+
+    from mcplint.rules import tools
+
+    schema = {"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}},
+              "$comment": "test_a_session_listing_a_known_catalog"}
+    output = {"type": "object", "properties": {"n": {"type": "integer"}}, "$comment": "output schema"}
+    listing = {"tools": [{"name": "find", "inputSchema": schema, "outputSchema": output}]}
+    session = "\n".join([
+        "# init 2025-06-18 C={} S={\"tools\":{}}",
+        'C→S {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        'S→C {"jsonrpc":"2.0","id":1,"result":' + orjson.dumps(listing).decode() + "}",
+        'C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find","arguments":{"q":%s}}}',
+        'S→C {"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"n":%s}}}',
+    ])
+    dumped = []
+    real = orjson.dumps
+    monkeypatch.setattr(tools, "orjson", SimpleNamespace(
+        dumps=lambda value, *a, **k: dumped.append(value) or real(value, *a, **k), loads=orjson.loads))
+    codes = ("TL008", "TL009", "TL011")
+    first = [(f.line, f.code) for f in run_transcript(session % (1, '"x"')) if f.code in codes]
+    assert first == [(4, "TL008"), (5, "TL009"), (5, "TL011")]
+    assert schema in dumped and output in dumped
+    dumped.clear()
+    second = [(f.line, f.code) for f in run_transcript(session % ('"x"', 1)) if f.code in codes]
+    assert second == []
+    assert schema not in dumped and output not in dumped

@@ -27,7 +27,7 @@ from mcplint import protocol
 from mcplint.analyzer import Bounded
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
-from mcplint.rules._base import Rule, feature, fmt_id, params_of, result_of, rule
+from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, tracker
 from mcplint.rules._memo import per_record
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
@@ -131,10 +131,14 @@ def default_dialect(revision: str | None) -> str:
     return "draft2020" if revision is None or protocol.at_least(revision, _V1125) else "draft7"
 
 
-def schema_key(schema: dict, revision: str | None) -> tuple | None:
+def schema_key(schema: dict, revision: str | None, session=None) -> tuple | None:
     """``(JSON text, default dialect)``: all that meta-validation and compiling ``schema`` depend
-    on; None when it cannot be serialized."""
-    seen = _TEXTS.get(id(schema))
+    on; None when it cannot be serialized. ``session``: a schema its tools/list listed has its text
+    from :class:`ListedSchemas`."""
+    listed = ListedSchemas.peek(session) if session is not None else None
+    seen = listed.get(id(schema)) if listed else None
+    if seen is None:
+        seen = _TEXTS.get(id(schema))
     if seen is not None and seen[0] is schema:
         text = seen[1]
     else:
@@ -199,9 +203,10 @@ def _validator(schema: dict, revision: str | None):
         return None
 
 
-def instance_errors(schema: dict, instance: Any, revision: str | None) -> list[tuple[tuple, str]] | None:
-    """``(path, message)`` of ``instance`` against ``schema``; None when the schema is unusable."""
-    schema_id = schema_key(schema, revision)
+def instance_errors(schema: dict, instance: Any, revision: str | None, session=None) -> list[tuple[tuple, str]] | None:
+    """``(path, message)`` of ``instance`` against ``schema`` (listed in ``session``'s tools/list,
+    when given); None when the schema is unusable."""
+    schema_id = schema_key(schema, revision, session)
     try:
         text = orjson.dumps(instance)
     except TypeError:
@@ -244,7 +249,7 @@ def argument_errors(session, request, revision) -> tuple[str | None, list | None
     arguments = params.get("arguments", {})
     if not isinstance(schema, dict) or not isinstance(arguments, dict):
         return name, None
-    return name, instance_errors(schema, arguments, revision)
+    return name, instance_errors(schema, arguments, revision, session)
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -265,6 +270,50 @@ def listing_text(record) -> bytes | None:
     except TypeError:
         return None
     return text if len(text) <= CLEAN_TEXT else None
+
+
+_SCHEMA_TEXTS = Bounded(64)  # listing text (up to CLEAN_TEXT bytes) -> (inputSchema, outputSchema) texts of each tool, by position
+
+
+def _text(schema: Any) -> bytes | None:
+    if not isinstance(schema, dict):
+        return None
+    try:
+        return orjson.dumps(schema)
+    except TypeError:
+        return None
+
+
+@tracker
+class ListedSchemas(Tracker):
+    """The JSON texts of the schemas a session's tools/list listed (schema object id -> (schema,
+    text)), so that the first call of each tool in the session does not serialize its schema
+    (:func:`schema_key`). Sessions list the same catalog verbatim: the texts are those of an earlier
+    listing with the same text, by position (equal JSON texts of two arrays are equal texts of
+    their elements); a new listing's schemas are serialized once."""
+
+    kinds = _RESULTS
+    methods = _LIST
+    facts = dict
+
+    def commit(self, record, session):
+        text = listing_text(record)
+        if text is None:
+            return
+        tools = listed_tools(record)
+        texts = _SCHEMA_TEXTS.get(text)
+        if texts is None:
+            texts = _SCHEMA_TEXTS[text] = tuple(
+                (_text(tool.get("inputSchema")), _text(tool.get("outputSchema"))) if isinstance(tool, dict)
+                else (None, None) for tool in tools)
+        known = self.of(session)
+        if len(known) > 4096:  # a long session that listed many catalogs: keep the latest ones
+            known.clear()
+        for tool, (input_text, output_text) in zip(tools, texts):
+            if input_text is not None:
+                known[id(tool["inputSchema"])] = (tool["inputSchema"], input_text)
+            if output_text is not None:
+                known[id(tool["outputSchema"])] = (tool["outputSchema"], output_text)
 
 
 def per_listing(check):
@@ -611,7 +660,7 @@ class StructuredContentInvalid(Rule):
         name, schema = output_schema(session, record)
         if not isinstance(schema, dict):
             return ()
-        errors = instance_errors(schema, content, record.revision)
+        errors = instance_errors(schema, content, record.revision, session)
         if not errors:
             return ()
         failed = result.get("isError") is True
