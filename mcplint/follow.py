@@ -306,6 +306,7 @@ class RowPrinter:
 
         self.out, self.keep, self.style, self.colors = out, keep, styler(color), SEVERITY_COLORS
         self.start: float | None = None
+        self.session: str | None = None  # of the row printed last
         self.count = self.findings = 0
         self._waiting: dict[tuple[str, int], list] = {}  # findings of rows not printed yet
 
@@ -328,6 +329,9 @@ class RowPrinter:
             if not self.keep.keep(row, self.start):
                 continue
             self.count += 1
+            if row.session != self.session and row.session:  # one file: a session says where we are
+                self.out.write(self.style(f"── session {shown(row.session)}", bold=True) + "\n")
+            self.session = row.session
             arrow = getattr(row, "arrow", None)
             if arrow is None:  # before Row.arrow existed
                 arrow = {"c2s": "C→S", "s2c": "S→C"}.get(row.direction, "") + ("?" if getattr(row, "inferred", False) else "")
