@@ -207,14 +207,23 @@ def _session_section(page: _Page, path: str, sid: str, session, rows: list[Row],
     if drawn:
         out.append(f'<details class="diagram"><summary>Sequence diagram ({_plural(len(drawn), "message")})'
                    f'</summary>{_svg(page, drawn)}</details>')
-    http = any(getattr(r, "http_status", None) is not None for r in rows)
-    out.append(f'<div class="rows{"" if http else " no-http"}" role="table" aria-label="messages">'
-               '<div class="cells head" role="row"><span>line</span><span>time</span><span>dir</span>'
+    out.append(f'<div class="{_columns(rows)}" role="table" aria-label="messages">'
+               '<div class="cells head" role="row"><span>line</span><span class="t">time</span><span>dir</span>'
                '<span>id</span><span>what</span><span>outcome</span><span>latency</span><span class="http">HTTP</span>'
                '<span>findings</span></div>')
     out.extend(_row(page, row) for row in rows)
     out.append("</div></section>")
     return "\n".join(out)
+
+
+def _columns(rows: list[Row]) -> str:
+    """The class of a session's rows: no time or HTTP column where no row has one."""
+    classes = ["rows"]
+    if all(r.t is None for r in rows):
+        classes.append("no-time")
+    if all(getattr(r, "http_status", None) is None for r in rows):
+        classes.append("no-http")
+    return " ".join(classes)
 
 
 def _card(path: str, session, rows: list[Row], header) -> str:
@@ -445,10 +454,14 @@ svg .note{fill:var(--muted)}svg .mark{fill:var(--error)}svg .ln{fill:var(--link)
 svg .lane{stroke:var(--lane);stroke-dasharray:4 3}svg .msg{stroke:var(--arrow)}svg .reply{stroke-dasharray:5 3}
 svg .head{fill:var(--arrow)}
 .rows{border:1px solid var(--line);border-radius:8px;font-size:13px}
-.cells{display:grid;grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em 3.2em minmax(0,1.2fr);
+.rows{--cols:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em 3.2em minmax(0,1.2fr)}
+.no-time{--cols:4.2em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em 3.2em minmax(0,1.2fr)}
+.no-http{--cols:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em minmax(0,1.2fr)}
+.no-time.no-http{--cols:4.2em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em minmax(0,1.2fr)}
+.no-time .t,.no-http .http{display:none}
+.cells{display:grid;grid-template-columns:var(--cols);
 gap:0 .7em;padding:.25em .6em;align-items:baseline}
-.no-http .cells{grid-template-columns:4.2em 7.4em 3.4em 4em minmax(0,2.6fr) minmax(0,2.6fr) 7.5em minmax(0,1.2fr)}
-.no-http .http{display:none}.cells>*{min-width:0}
+.cells>*{min-width:0}
 .cells.head{font-family:system-ui,sans-serif;font-weight:600;color:var(--muted);border-bottom:1px solid var(--line);
 position:sticky;top:0;background:var(--bg);z-index:1}
 .row{border-bottom:1px solid var(--line)}.row:last-child{border-bottom:0}
@@ -475,10 +488,12 @@ ol.findings{list-style:none;margin:0 .6em .5em 5.4em;padding:0}
 .finding ul.related{margin:.2em 0;padding-left:1.2em}
 @media (max-width:760px){
 body{padding:.6em .7em 2em;font-size:13px}
-.rows .cells{grid-template-columns:auto auto auto minmax(0,1fr);grid-template-areas:"ln t dir lat" "ln label label label"
-"ln detail detail detail" "ln id http codes";gap:0 .5em}
+.rows .cells{grid-template-columns:3.8em 7.4em 3.4em 5.4em minmax(0,1fr);gap:0 .5em;grid-template-areas:
+"ln t dir http lat" "ln label label label label" "ln detail detail detail detail" "ln id id codes codes"}
+.rows.no-time .cells{grid-template-areas:"ln dir dir http lat" "ln label label label label"
+"ln detail detail detail detail" "ln id id codes codes"}
 .cells.head{display:none}
-.http:not(:empty)::before{content:"HTTP "}
+.http:not(:empty)::before{content:"HTTP "}.http{white-space:nowrap}
 .ln{grid-area:ln}.t{grid-area:t}.dir{grid-area:dir}.id{grid-area:id}.label{grid-area:label}.detail{grid-area:detail}
 .lat{grid-area:lat;text-align:right}.http{grid-area:http}.codes{grid-area:codes}
 .row>details>pre,ol.findings{margin-left:.6em}
