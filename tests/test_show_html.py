@@ -216,3 +216,16 @@ def test_a_hostile_capture_stays_text_in_cards_rows_and_whole_messages(tmp_path)
     assert "safe\\u202etxt.exe" in call and "\n" in call  # pretty-printed JSON, escapes written out
     labels = re.findall(r'<span class="label">([^<]*)</span>', page)
     assert any(label.startswith("tools/call get") and "\\u202e" in label for label in labels), labels
+
+
+def test_findings_without_a_row_still_get_a_place_and_an_empty_page_renders():
+    from mcplint.model import Finding, Related, Severity
+    from mcplint.show_html import html_report
+
+    assert "0 rows; <span class=\"none\">no findings</span>" in html_report([], [], "empty")
+    loose = Finding("HX001", "request-unanswered", Severity.WARNING, "never answered", "a<b>.log", 7,
+                    related=[Related(3, "asked here")], spec_url="javascript:alert(1)")
+    page = html_report([], [loose], "a<b>.log")
+    assert findings_on(page) == Counter({("HX001", "a<b>.log", 7): 1})
+    assert "Findings without a row on this page" in page and "<b>" not in page
+    assert "javascript:" not in page and "line 3 asked here" in page  # no row for line 3: plain text
