@@ -54,6 +54,7 @@ class Row:
     http_status: int | None = None  # the HTTP status of the exchange (HTTP captures)
     message: str | None = None  # the whole message, pretty-printed and masked (None: not JSON)
     anchor: str = ""  # file-qualified, unique, URL-safe: f{file}-L{line}[-{n}]
+    span: int = 1  # input lines the message occupies (a pretty-printed message: several)
 
     @property
     def id_text(self) -> str:
@@ -394,7 +395,7 @@ class TimelineCollector(Tracker):
                   detail=_detail(record), http_status=_http_status(record),
                   message=whole_message(record.msg) if record.msg is not None and record.kind not in _NOT_JSON
                   else None,
-                  anchor=self._anchor(record.path, record.line))
+                  anchor=self._anchor(record.path, record.line), span=max(record.span, 1))
         self._add(row)
         if record.kind is Kind.REQUEST:
             self._requests[(record.path, session.label, record.seq)] = row
@@ -599,7 +600,7 @@ class RowFilter:
             return False
         if self.direction is not None and row.direction != self.direction:
             return False
-        if self.line is not None and row.line != self.line:
+        if self.line is not None and not row.line <= self.line < row.line + row.span:
             return False
         if (self.since is not None or self.until is not None) and row.t is not None and start is not None:
             offset = row.t - start
@@ -652,11 +653,12 @@ def selection_error(collector: TimelineCollector, rows: list[Row], session: str 
         return f"--line needs exactly one input file ({len(collector.files)} captures were read)"
     if rows:
         return None
-    lines = sorted({row.line for row in collector.rows
-                    if session is None or row.session == session})
+    rows = [row for row in collector.rows if session is None or row.session == session]
+    lines = sorted({row.line for row in rows})
     if not lines:
         return f"no line {line}; the capture has no messages"
-    if line < lines[0] or line > lines[-1]:
-        return f"no line {line}; the capture has lines {lines[0]}-{lines[-1]}"
+    last = max(row.line + row.span - 1 for row in rows)
+    if line < lines[0] or line > last:
+        return f"no line {line}; the capture has lines {lines[0]}-{last}"
     k = bisect_right(lines, line)
     return f"no message on line {line}; nearest: {lines[k - 1]}, {lines[k]}"

@@ -206,6 +206,8 @@ def test_line_prints_the_whole_message_with_its_findings():
     assert "spec: 2025-06-18 server/tools §Error Handling" in findings
     har = show(str(ROOT / "samples" / "http-auth-mistakes-2025-11-25.har"), "--line", "304")
     assert har.count(" · HTTP 200 · ") == 2 and "error AU006" in har  # a request and its response
+    pretty = show(str(ROOT / "samples" / "pretty-printed.jsonl"), "--line", "30")  # inside a message of 23 lines
+    assert pretty.startswith(str(ROOT / "samples" / "pretty-printed.jsonl") + ":18 · ") and "error IO003" in pretty
     stderr = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--line", "5")
     assert stderr.splitlines()[1].startswith("[11/30/26 09:41:06] INFO")
 
