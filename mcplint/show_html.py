@@ -48,11 +48,11 @@ def _plural(n: int, word: str) -> str:
 
 def _direction(row: Row) -> str:
     arrow = ARROW.get(row.direction, "")
-    return arrow + "?" if arrow and getattr(row, "inferred", False) else arrow
+    return arrow + "?" if arrow and row.inferred else arrow
 
 
 def _label(row: Row) -> str:
-    return getattr(row, "label", "") or row.method or row.kind
+    return row.label or row.method or row.kind
 
 
 def _severity_counts(counts: Counter | dict) -> str:
@@ -64,7 +64,7 @@ def _severity_counts(counts: Counter | dict) -> str:
 class _Page:
     """Ids for one page: file sections, sessions, rows (file-qualified) and findings."""
 
-    def __init__(self, rows: list[Row]) -> None:
+    def __init__(self, rows: list[Row], findings: Iterable) -> None:
         self.files: dict[str, dict[Any, list[Row]]] = {}
         for row in rows:
             self.files.setdefault(row.path, {}).setdefault(row.session, []).append(row)
@@ -76,15 +76,27 @@ class _Page:
             prefix = f"f{list(self.files).index(path)}"
             for session_rows in sessions.values():
                 for row in session_rows:
-                    anchor = getattr(row, "anchor", "") or f"{prefix}-L{row.line}"
+                    anchor = row.anchor or f"{prefix}-L{row.line}"
                     base, n = anchor, 1
-                    while anchor in taken:  # a stopgap for rows made without one; A's anchors are unique
+                    while anchor in taken:  # the collector's anchors are unique; rows made elsewhere may have none
                         n += 1
                         anchor = f"{base}-{n}"
                     taken.add(anchor)
                     self.anchor[id(row)] = anchor
                     self.at_line.setdefault((path, row.line), []).append(anchor)
-        self.finding_id: dict[int, str] = {}
+        on_rows = {id(f) for row in rows for f in row.findings}
+        self.loose: dict[str, list] = {}  # findings on no row, by file
+        for finding in findings:
+            if id(finding) not in on_rows:
+                self.loose.setdefault(finding.path, []).append(finding)
+                if finding.path not in self.files:
+                    self.files[finding.path] = {}
+                    self.file_ids[finding.path] = f"file-{len(self.file_ids)}"
+        self.finding_id: dict[int, str] = {}  # file-qualified: {file id}-F{n}
+        for path, sessions in self.files.items():
+            in_file = [f for session_rows in sessions.values() for row in session_rows for f in row.findings]
+            for n, finding in enumerate(in_file + self.loose.get(path, [])):
+                self.finding_id[id(finding)] = f"{self.file_ids[path]}-F{n}"
 
     def line_link(self, path: str, line: int, text: str | None = None, avoid: str | None = None) -> str:
         """A link to the row of ``line`` in ``path`` (not ``avoid``), or plain text if it is not on the page."""
@@ -97,26 +109,8 @@ def html_report(rows: list[Row], findings: Iterable = (), title: str = "", heade
     """The page for ``rows`` (with their findings attached). ``findings`` that are on no row get a
     list of their own under their file, so that nothing ``check`` reports is missing;
     ``headers``: the collector's ``SessionHeader`` per ``(path, session)``."""
-    page = _Page(rows)
-    on_rows = {id(f) for row in rows for f in row.findings}
-    loose: dict[str, list] = {}
-    for finding in findings:
-        if id(finding) not in on_rows:
-            loose.setdefault(finding.path, []).append(finding)
-    for path in loose:
-        if path not in page.files:
-            page.files[path] = {}
-            page.file_ids[path] = f"file-{len(page.file_ids)}"
-    for path, sessions in page.files.items():
-        n = 0
-        for session_rows in sessions.values():
-            for row in session_rows:
-                for finding in row.findings:
-                    page.finding_id[id(finding)] = f"{page.file_ids[path]}-F{n}"
-                    n += 1
-        for finding in loose.get(path, ()):
-            page.finding_id[id(finding)] = f"{page.file_ids[path]}-F{n}"
-            n += 1
+    page = _Page(rows, findings)
+    loose = page.loose
     headers = headers or {}
 
     all_findings = [f for row in rows for f in row.findings] + [f for fs in loose.values() for f in fs]
@@ -163,13 +157,9 @@ def _who(header) -> str:
     """``client → server`` of a session header (HTML), or nothing."""
     if header is None:
         return ""
-    client = " ".join(str(v) for v in (getattr(header, "client_name", None), getattr(header, "client_version", None))
-                      if v)
-    server = " ".join(str(v) for v in (getattr(header, "server_name", None), getattr(header, "server_version", None))
-                      if v)
-    if not client and not server:
+    if not header.client and not header.server:
         return ""
-    return f"{html_text(client or '?')} → {html_text(server or '?')}"
+    return f"{html_text(header.client or '?')} → {html_text(header.server or '?')}"
 
 
 def _file_section(page: _Page, path: str, sessions: dict, headers: dict, loose: list) -> str:
@@ -221,7 +211,7 @@ def _columns(rows: list[Row]) -> str:
     classes = ["rows"]
     if all(r.t is None for r in rows):
         classes.append("no-time")
-    if all(getattr(r, "http_status", None) is None for r in rows):
+    if all(r.http_status is None for r in rows):
         classes.append("no-http")
     return " ".join(classes)
 
@@ -233,8 +223,7 @@ def _card(path: str, session, rows: list[Row], header) -> str:
     if who:
         facts.append(("client → server", who))
     if header is not None:
-        requested = getattr(header, "requested_revision", None) or getattr(header, "requested", None)
-        negotiated = getattr(header, "negotiated_revision", None) or getattr(header, "negotiated", None)
+        requested, negotiated = header.requested_revision, header.negotiated_revision
         if requested or negotiated:
             text = html_text(requested or "?")
             if negotiated and negotiated != requested:
@@ -242,28 +231,25 @@ def _card(path: str, session, rows: list[Row], header) -> str:
             elif negotiated:
                 text += " (agreed)"
             facts.append(("revision", text))
-        transport = getattr(header, "transport", None)
-        if transport:
-            facts.append(("transport", html_text(transport)))
-    first, last = getattr(header, "first_t", None), getattr(header, "last_t", None)
-    if first is None:
+        if header.transport:
+            facts.append(("transport", html_text(header.transport)))
+    first, last = (header.first_t, header.last_t) if header is not None else (None, None)
+    if first is None or last is None:
         times = [r.t for r in rows if r.t is not None]
         first, last = (min(times), max(times)) if times else (None, None)
     if first is not None:
         facts.append(("time", f"{_clock(first)} – {_clock(last)} UTC ({fmt_latency(last - first) or '0 ms'})"))
     facts.append(("messages", _counts(header, rows)))
-    by_severity = getattr(header, "findings", None)
-    if not isinstance(by_severity, dict):
-        by_severity = Counter(f.severity.value for r in rows for f in r.findings)
+    by_severity = header.findings if header is not None else Counter(
+        f.severity.value for r in rows for f in r.findings)
     facts.append(("findings", _severity_counts(by_severity)))
     if header is not None:
         for side in ("client", "server"):
-            caps = getattr(header, f"{side}_capabilities", None)
+            caps = header.client_capabilities if side == "client" else header.server_capabilities
             if isinstance(caps, dict):
                 facts.append((f"{side} capabilities", _capabilities(caps)))
-        instructions = getattr(header, "instructions", None)
-        if instructions:
-            facts.append(("instructions", _long_text(str(instructions))))
+        if header.instructions:
+            facts.append(("instructions", _long_text(str(header.instructions))))
     wide = ("client capabilities", "server capabilities", "instructions")
     dl = "".join(f'<div class="fact{" wide" if name in wide else ""}"><dt>{name}</dt><dd>{value}</dd></div>'
                  for name, value in facts)
@@ -274,7 +260,7 @@ def _card(path: str, session, rows: list[Row], header) -> str:
 
 def _counts(header, rows: list[Row]) -> str:
     """The session's message counts: the header's (whole session), else the rows shown."""
-    if header is not None and hasattr(header, "requests"):
+    if header is not None:
         counts = [(header.requests, "request"), (header.responses, "response"), (header.errors, "error response"),
                   (header.notifications, "notification"), (header.stderr, "stderr line"),
                   (header.text, "non-JSON line")]
@@ -314,13 +300,13 @@ def _row(page: _Page, row: Row) -> str:
     anchor = page.anchor[id(row)]
     sev = max((f.severity.value for f in row.findings), key=_SEVERITIES[::-1].index, default="")
     classes = f"row k-{html_text(row.kind)}" + (f" has-{sev}" if sev else "")
-    detail = getattr(row, "detail", "") or (row.status if row.status not in ("ok", "answered") else "")
+    detail = row.detail or (row.status if row.status not in ("ok", "answered") else "")
     latency = fmt_latency(row.latency)
     pair = row.answered_at or row.answers
     if pair:
         arrow = "→" if row.answered_at else "←"
         latency = page.line_link(row.path, pair, f"{latency} {arrow}{pair}".strip(), avoid=anchor)
-    http = getattr(row, "http_status", None)
+    http = row.http_status
     codes = " ".join(f'<a class="badge {f.severity.value}" href="#{page.finding_id[id(f)]}">{html_text(f.code)}</a>'
                      for f in row.findings)
     cells = (f'<a class="ln" href="#{anchor}" title="line {row.line}">{row.line}</a>'
@@ -332,7 +318,7 @@ def _row(page: _Page, row: Row) -> str:
              f'<span class="lat">{latency}</span>'
              f'<span class="http">{"" if http is None else html_text(http)}</span>'
              f'<span class="codes">{codes}</span>')
-    message = getattr(row, "message", None)
+    message = row.message
     if message:
         line = f'<details><summary class="cells" role="row">{cells}</summary><pre class="json">{_lines(message)}</pre></details>'
     elif row.excerpt and row.kind not in ("finding",):
@@ -355,7 +341,7 @@ def _finding(page: _Page, finding) -> str:
         meta.append(f"fault: {html_text(finding.party)}")
     if finding.confidence and finding.confidence != "high":
         meta.append(f"confidence: {html_text(finding.confidence)}")
-    if getattr(finding, "direction_inferred", False):
+    if finding.direction_inferred:
         meta.append("direction inferred")
     spec = html_text(finding.spec or "specification")
     url = finding.spec_url or ""
@@ -389,10 +375,10 @@ def _svg(page: _Page, rows: list[Row]) -> str:
         y = 50 + i * step
         label = _label(row)
         if row.kind in ("result", "error"):
-            label += f" {getattr(row, 'detail', '') or row.status}"
+            label += f" {row.detail or row.status}"
             if row.latency is not None:
                 label += f" ({fmt_latency(row.latency)})"
-        if getattr(row, "inferred", False):
+        if row.inferred:
             label += " (direction inferred)"
         if len(label) > DIAGRAM_LABEL:
             label = label[:DIAGRAM_LABEL - 1] + "…"
