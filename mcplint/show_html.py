@@ -25,6 +25,8 @@ from mcplint.untrusted import html_text
 
 #: Rows drawn in a session's sequence diagram at most.
 MAX_DIAGRAM_ROWS = 400
+#: A file's list of findings starts open up to this many (each finding also sits under its row).
+MAX_OPEN_OVERVIEW = 30
 #: Characters of a label drawn in the diagram.
 DIAGRAM_LABEL = 64
 _SEVERITIES = ("error", "warning", "info")
@@ -167,7 +169,8 @@ def _file_section(page: _Page, path: str, sessions: dict, headers: dict, loose: 
     file_findings = [f for rows in sessions.values() for r in rows for f in r.findings] + loose
     out = [f'<section class="file" id="{fid}"><h2>{html_text(path)}</h2>']
     if file_findings:
-        out.append(f'<details class="overview" open><summary>{_plural(len(file_findings), "finding")} in this file'
+        opened = " open" if len(file_findings) <= MAX_OPEN_OVERVIEW else ""
+        out.append(f'<details class="overview"{opened}><summary>{_plural(len(file_findings), "finding")} in this file'
                    '</summary><ol class="overview">')
         for finding in sorted(file_findings, key=lambda f: (f.line, f.code)):
             sev = finding.severity.value
