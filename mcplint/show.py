@@ -346,15 +346,9 @@ class TimelineCollector(Tracker):
         self._file_index: dict[str, int] = {}
         self._on_line: dict[tuple[str, int], int] = {}  # rows made on a line, for anchors
         self._requests: dict[tuple, Row] = {}  # (path, session, seq) of a request -> its row
-        self._last_line: list[Row] = []  # the rows of the line last given a row
 
     def _add(self, row: Row) -> None:
         self.rows.append(row)
-        last = self._last_line
-        if last and last[0].path == row.path and last[0].line == row.line:
-            last.append(row)
-        else:
-            self._last_line = [row]
 
     # anchors and headers
     def _anchor(self, path: str, line: int) -> str:
@@ -420,17 +414,15 @@ class TimelineCollector(Tracker):
                 request_row.detail = "cancelled"
 
     def _exchange(self, record: Record, session: str) -> None:
-        """A HAR entry: its status goes to the rows of its line; an entry without a message gets
-        a row of its own (``HTTP POST /mcp``, a 401 without a body)."""
+        """A HAR entry that delivered no message (a 401, a GET that opens an SSE stream) gets a
+        row of its own (``HTTP POST /mcp``); the rows of the messages it sent carry its status.
+        The reader gives an entry's exchange after the messages it sent, before those it received."""
         http = record.http
         if type(http) is not dict or http.get("role") != "exchange":
             return  # a line of the capture's own structure
+        if (record.path, record.line) in self._on_line:
+            return  # the messages it sent have their rows
         status = _http_status(record)
-        made = self._last_line
-        if made and made[0].path == record.path and made[0].line == record.line:
-            for row in made:
-                row.http_status = row.http_status if row.http_status is not None else status
-            return
         self._add(Row(record.path, session, record.line, record.t, None, "http", None, None,
                              str(status) if status is not None else "no response",
                              excerpt=excerpt_of(record, 100), label=_http_label(http),

@@ -81,6 +81,10 @@ def test_http_rows_and_status():
     assert rows["f1-L304-2"].detail == "error -32001 Unauthorized: token expired"
     assert rows["f1-L304"].http_status == 200 and rows["f1-L372"].label == "HTTP DELETE /mcp"
     assert sum(len(row.findings) for row in collector.rows) == len(findings) == 4
+    # the legacy SSE transport: responses arrive on the GET stream between a POST and its exchange
+    sse = collect(ROOT / "samples" / "clean-http-sse-transport-2024-11-05.har")[0].rows
+    assert [row.label for row in sse if row.kind == "http"] == ["HTTP GET /sse"]
+    assert all(row.http_status == 202 for row in sse if row.kind == "request")
 
 
 def test_whole_message_is_pretty_masked_and_elided():
