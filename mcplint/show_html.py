@@ -44,6 +44,10 @@ def _lines(text: str) -> str:
     return "\n".join(html_text(line) for line in text.split("\n"))
 
 
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -378,19 +382,19 @@ def _svg(page: _Page, rows: list[Row]) -> str:
         y = 50 + i * step
         label = _label(row)
         if row.kind in ("result", "error"):
-            label += f" {row.detail or row.status}"
+            label += f" {row.detail or (row.status if row.status != 'ok' else '')}".rstrip()
             if row.latency is not None:
                 label += f" ({fmt_latency(row.latency)})"
         if row.inferred:
             label += " (direction inferred)"
-        if len(label) > DIAGRAM_LABEL:
-            label = label[:DIAGRAM_LABEL - 1] + "…"
+        label = _cut(label, DIAGRAM_LABEL)
         mark = "".join(f" ⚠{f.code}" for f in row.findings)
         link = f'<a href="#{page.anchor[id(row)]}"><text x="8" y="{y + 4}" class="ln">{row.line}</text></a>'
         if row.kind in ("text", "malformed", "stderr"):
-            x = right if row.direction != "c2s" else left
-            parts.append(f'{link}<text x="{x}" y="{y + 4}" text-anchor="middle" class="note">'
-                         f'{html_text(row.kind)}: {html_text(label[:40])}<tspan class="mark">{html_text(mark)}</tspan></text>')
+            # beside the lane of the side that wrote it, between the lanes
+            x, anchor = (left + 8, "start") if row.direction == "c2s" else (right - 8, "end")
+            parts.append(f'{link}<text x="{x}" y="{y + 4}" text-anchor="{anchor}" class="note">'
+                         f'{html_text(row.kind)}: {html_text(_cut(label, DIAGRAM_LABEL - 12))}<tspan class="mark">{html_text(mark)}</tspan></text>')
             continue
         start, end = (left, right) if row.direction == "c2s" else (right, left)
         css = "msg reply" if row.kind in ("result", "error") else "msg"
