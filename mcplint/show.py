@@ -6,15 +6,15 @@ made (``mcplint.excerpt``); renderers pass it through ``mcplint.untrusted`` for 
 
 from __future__ import annotations
 
+import base64
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-import base64
-
 import orjson
 
 from mcplint.excerpt import excerpt_of, mask_field, mask_id, mask_session, mask_text, mask_value, shorten
+from mcplint import protocol
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.redact.placeholders import BLOB_PREFIX
 from mcplint.rules._base import Tracker, fmt_id
@@ -23,6 +23,8 @@ from mcplint.rules._base import Tracker, fmt_id
 MAX_STRING = 2048
 #: A whole message is cut after this many characters (with a note saying how much is left out).
 MAX_MESSAGE = 1 << 16
+_CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+_SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 #: Labels and details are cut to this many characters, after masking this many.
 MAX_LABEL, MASK_SPAN = 80, 2048
 
@@ -230,7 +232,7 @@ def _detail(record: Record) -> str:
             return f"{n} {_COUNTED[method] if n != 1 else _COUNTED[method][:-1]}{more}"
         if method in ("initialize", "server/discover"):
             meta = result.get("_meta") if type(result.get("_meta")) is dict else {}
-            info = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo")
+            info = result.get("serverInfo") or meta.get(_SERVER_INFO_META)
             info = info if type(info) is dict else {}
             versions = result.get("supportedVersions")
             versions = ", ".join(v for v in versions if type(v) is str) if type(versions) is list \
@@ -347,9 +349,6 @@ class TimelineCollector(Tracker):
         self._on_line: dict[tuple[str, int], int] = {}  # rows made on a line, for anchors
         self._requests: dict[tuple, Row] = {}  # (path, session, seq) of a request -> its row
 
-    def _add(self, row: Row) -> None:
-        self.rows.append(row)
-
     # anchors and headers
     def _anchor(self, path: str, line: int) -> str:
         index = self._file_index.get(path)
@@ -390,7 +389,7 @@ class TimelineCollector(Tracker):
                   message=whole_message(record.msg) if record.msg is not None and record.kind not in _NOT_JSON
                   else None,
                   anchor=self._anchor(record.path, record.line), span=max(record.span, 1))
-        self._add(row)
+        self.rows.append(row)
         if record.kind is Kind.REQUEST:
             self._requests[(record.path, session.label, record.seq)] = row
         elif record.is_response and record.request is not None:
@@ -423,11 +422,12 @@ class TimelineCollector(Tracker):
         if (record.path, record.line) in self._on_line:
             return  # the messages it sent have their rows
         status = _http_status(record)
-        self._add(Row(record.path, session, record.line, record.t, None, "http", None, None,
+        self.rows.append(Row(record.path, session, record.line, record.t, None, "http", None, None,
                              str(status) if status is not None else "no response",
                              excerpt=excerpt_of(record, 100), label=_http_label(http),
                              detail=f"HTTP {status}" if status is not None and status >= 400 else "",
-                             http_status=status, message=_sent(http), anchor=self._anchor(record.path, record.line)))
+                             http_status=status, message=_sent(http),
+                             anchor=self._anchor(record.path, record.line)))
 
     @staticmethod
     def _count(header: SessionHeader, record: Record) -> None:
@@ -465,11 +465,12 @@ class TimelineCollector(Tracker):
             params = record.params if type(record.params) is dict else {}
             meta = params.get("_meta") if type(params.get("_meta")) is dict else {}
             if method == "initialize":
-                info, version, caps = params.get("clientInfo"), params.get("protocolVersion"), params.get("capabilities")
-            else:
-                info = meta.get("io.modelcontextprotocol/clientInfo")
-                version = meta.get("io.modelcontextprotocol/protocolVersion")
-                caps = meta.get("io.modelcontextprotocol/clientCapabilities")
+                info, version = params.get("clientInfo"), params.get("protocolVersion")
+                caps = params.get("capabilities")
+            else:  # 2026-07-28: every request says who sends it
+                info = meta.get(_CLIENT_INFO_META)
+                version = meta.get(protocol.PROTOCOL_VERSION_META)
+                caps = meta.get(protocol.CLIENT_CAPABILITIES_META)
             if type(info) is dict and header.client_name is None:
                 header.client_name = mask_field(_str(info.get("name")))
                 header.client_version = mask_field(_str(info.get("version")))
@@ -484,7 +485,7 @@ class TimelineCollector(Tracker):
         if type(result) is not dict:
             return
         meta = result.get("_meta") if type(result.get("_meta")) is dict else {}
-        info = result.get("serverInfo") or meta.get("io.modelcontextprotocol/serverInfo")
+        info = result.get("serverInfo") or meta.get(_SERVER_INFO_META)
         if type(info) is dict:
             header.server_name = mask_field(_str(info.get("name")))
             header.server_version = mask_field(_str(info.get("version")))
