@@ -24,11 +24,13 @@ from typing import IO
 
 from mcplint.cli_common import EXIT_ERROR, EXIT_FINDINGS, fail, say
 from mcplint.excerpt import mask_text
-from mcplint.readers import CUT_HEAD_BYTES, MAX_LINE_BYTES, READERS, SNIFF_LINES, Cut, sniff
+from mcplint.readers import CUT_HEAD_BYTES, MAX_LINE_BYTES, READERS, SNIFF_LINES, Cut, _scored, _sniff_jsonl
 from mcplint.untrusted import shown
 
 #: Seconds between looks at a file that has not grown.
 POLL = 0.2
+#: Seconds to wait for more lines when the first ones are in no particular format (a banner).
+SNIFF_WAIT = 2.0
 #: Formats that are one JSON document (read only when complete): not followable.
 WHOLE_DOCUMENT_FORMATS = frozenset({"har", "inspector"})
 _BLOCK = 1 << 16
@@ -171,15 +173,18 @@ def records(tail: Tail, input_format: str, on_idle: Callable[[], None]):
     raw = tail.generation()
     head: list[tuple[bytes, Cut | bool]] = []
     if input_format == "auto":
+        first: float | None = None  # when the first content came
         for item in raw:
-            if item is None:
-                if any(data.strip() for data, _ in head):
-                    break  # all there is for now: sniff it
+            if item is not None:
+                head.append(item)
+                if len(head) >= SNIFF_LINES:
+                    break
                 continue
-            head.append(item)
-            if len(head) >= SNIFF_LINES:
-                break
-        input_format = sniff([data for data, _ in head])
+            if first is None and any(data.strip() for data, _ in head):
+                first = time.monotonic()
+            if first is not None and _sniffed(head, time.monotonic() - first):
+                break  # all there is for now, and enough to tell
+        input_format = _scored([data for data, _ in head])[0]
     if input_format in WHOLE_DOCUMENT_FORMATS:
         fail(f"{tail.path}: --follow reads line-based captures and logs; a {input_format} file is one JSON document")
 
@@ -190,6 +195,15 @@ def records(tail: Tail, input_format: str, on_idle: Callable[[], None]):
                 yield item
 
     return input_format, Parser(tail.path).records(READERS[input_format](lines()))
+
+
+def _sniffed(head: list[tuple[bytes, Cut | bool]], waited: float) -> bool:
+    """Whether the first lines tell the format: a format claims them, or they are plain JSON
+    lines; else (banners, comments) more lines are awaited for :data:`SNIFF_WAIT` seconds."""
+    if waited >= SNIFF_WAIT or _scored([data for data, _ in head])[1] > _sniff_jsonl([]):
+        return True
+    content = [data.strip() for data, _ in head if data.strip() and not data.strip().startswith(b"#")]
+    return bool(content) and content[0][:1] in (b"{", b"[")
 
 
 def lint_generations(path: str, engine, stop: Stop, input_format: str, protocol_version: str | None,

@@ -278,3 +278,27 @@ def test_a_line_over_the_limit_is_cut_as_check_cuts_it(tmp_path):
     expected = sorted((f.line, f.code) for f in findings)
     assert (4, "IO013") in expected
     assert _followed_once(path, max_line_bytes=100_000) == expected
+
+
+def test_a_banner_alone_does_not_decide_the_format(tmp_path):
+    """A Go SDK log's first line is a plain banner (any format); the next lines tell it is a go-sdk-log."""
+    from mcplint.api import lint_paths
+
+    sample = SAMPLES / "go-sdk-logging-transport-server.log"
+    path = tmp_path / "server.log"
+    unanswered = ('read: {"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"get_forecast",'
+                  '"arguments":{"city":"Oslo"}}}')
+    lines = [*_lines(sample.name), unanswered]  # HX001 read as a go-sdk-log; IO001s read as JSON Lines
+    path.write_text(lines[0] + "\n")
+    run = Follow("check", "--follow", "--output-format", "concise", str(path))
+    try:
+        run.wait_for("following", "err")
+        time.sleep(0.6)
+        Writer(path, lines[1:], 0.02).join(timeout=LIMIT)
+        time.sleep(0.6)
+        assert run.interrupt() in (0, 1)
+    finally:
+        run.kill()
+    findings, _ = lint_paths([str(path)])
+    expected = sorted(f"{path}:{f.line}: {f.code}" for f in findings)
+    assert expected and sorted(re.sub(r" \[.*", "", line) for line in run.text().splitlines()[:-1]) == expected
