@@ -17,7 +17,7 @@ from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
 FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
-            "task": 128, "signs": 256, "reused-id": 512}
+            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024}
 
 #: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
 TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
@@ -64,6 +64,8 @@ def record_features(record: Record, session: Session) -> int:
                 if key in session.requests.get(record.direction, EMPTY) \
                         or key in session.pending.get(record.direction, EMPTY):
                     bits |= 512
+            if session.pending.get(record.direction) or session.limits_hit:
+                bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
     if type(holder) is dict and "_meta" in holder:
         meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
         if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):

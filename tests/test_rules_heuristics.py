@@ -318,6 +318,29 @@ def test_a_retry_of_a_request_that_came_alone_is_still_seen():
     assert (5, "HX004") in found and (8, "HX009") in found
 
 
+def test_reissue_rules_are_not_called_on_requests_that_come_alone(monkeypatch):
+    """HX004 and CN009 cost nothing in a sequential session: the engine's "overlap" feature."""
+    calls = []
+    original = TimeoutWithoutCancel.check
+    monkeypatch.setattr(TimeoutWithoutCancel, "check",
+                        lambda self, record, session: calls.append(record.line) or original(self, record, session))
+    text = INIT + "".join(line("C→S", call(i)) + line("S→C", result(i)) for i in range(1, 5))
+    assert run_transcript(text, Engine([TimeoutWithoutCancel()])) == []
+    assert calls == []
+
+
+def test_a_retry_of_the_oldest_open_request_is_seen_past_an_exempt_one():
+    # the edge of the "overlap" feature: the first copy came alone (HX004 was not called on it);
+    # a ping came while it was open; the second copy is keyed against the client's oldest open request
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    text = INIT + line("C→S", call(1)) + line("C→S", ping) + line("C→S", call(3)) + line("S→C", result(3))
+    assert codes(text, "HX004") == [(4, "HX004")]
+    # a copy answered before the next one came is no retry, whatever came alone in between
+    text = (INIT + line("C→S", call(1)) + line("S→C", result(1)) + line("C→S", tools_list(2))
+            + line("C→S", call(3)) + line("S→C", result(3)) + line("S→C", tools(2, "a")))
+    assert codes(text, "HX004") == []
+
+
 def test_retry_rules_are_not_called_for_exempt_methods(monkeypatch):
     from mcplint.rules.heuristics import RetryStorm, TimeoutWithoutCancel
 

@@ -54,7 +54,5 @@ class StdioCancelRequired(_Reissue):
     hint = ("On stdio, send notifications/cancelled for every request you stop waiting for "
             "(before sending it again).")
 
-    def check(self, record, session):
-        if record.transport == "http":
-            return ()  # over Streamable HTTP closing the stream is the cancellation
-        return super().check(record, session)
+    def ignores(self, record):
+        return record.transport == "http"  # over Streamable HTTP closing the stream is the cancellation

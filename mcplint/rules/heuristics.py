@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, RequestEntry, Session
+from mcplint.analyzer import EMPTY, Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
@@ -104,6 +104,13 @@ def seconds(earlier: Record | None, later: Record | None) -> float | None:
     return later.t - earlier.t
 
 
+class _Latest(Bounded):
+    """:class:`_Reissue`'s table: call key -> the latest request with it; ``seen``: the arrival
+    number of the last request the rule judged."""
+
+    seen = -1
+
+
 @dataclass(slots=True)
 class Retry:
     """A client request sent again (same method and params) while the earlier one was open."""
@@ -122,6 +129,8 @@ class _Reissue(Rule):
     """
 
     kinds = REQUESTS
+    # not called on a request that comes alone() (the engine's "overlap" feature): see check
+    requires = frozenset({"overlap"})
     party = "client"
     confidence = "low"
     #: seconds the client must have waited before the re-send for it to count as a timeout
@@ -133,21 +142,30 @@ class _Reissue(Rule):
     def dispatches(cls, kind, method, revision, modern):
         return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
+    def ignores(self, record: Record) -> bool:
+        """Whether the rule leaves ``record`` alone (neither judged nor remembered)."""
+        return False
+
     def check(self, record, session):
-        if record.direction is not Direction.C2S or not record.has_id:
+        if record.direction is not Direction.C2S or not record.has_id or alone(record, session) \
+                or self.ignores(record):
             return ()
         # A finding needs the latest earlier copy of the call still open (a whole pending entry).
-        # A request that comes alone() is only remembered, and keyed at the next request that does
-        # not come alone: no request it could shadow was open when it came, and while it stays open
-        # no later request comes alone, so the "latest" table is the eager one wherever it matters
-        # (a sequential session never serializes its params).
-        if alone(record, session):
-            deferred(session, self, record)
-            return ()
-        latest = table(session, self, "latest")
-        held = deferred(session, self, None)
-        if held is not None:
-            latest[call_key(held)] = held  # every later request took this path: none is newer
+        # A request that comes alone() is not judged (nor seen: the "overlap" feature), and keyed
+        # at the next request that does not come alone if still open: no request it could shadow
+        # was open when it came, and while it stays open no later request comes alone, so the
+        # "latest" table is the eager one wherever it matters (a sequential session never
+        # serializes its params). It is the client's oldest open request (all others came
+        # after it), and came after the last request seen here.
+        latest = session.state.get(type(self))
+        if latest is None:
+            latest = session.state[type(self)] = _Latest(10_000)
+        seen, latest.seen = latest.seen, record.seq
+        for oldest in session.pending.get(Direction.C2S, EMPTY).values():
+            if type(oldest) is RequestEntry and oldest.record.seq > seen \
+                    and oldest.record.method not in self.exempt and not self.ignores(oldest.record):
+                latest[call_key(oldest.record)] = oldest.record  # every later request took this path
+            break
         key = call_key(record)
         earlier: Record | None = latest.get(key)
         latest[key] = record
