@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timezone
 from typing import Any, Iterable
 
 import orjson
 
 from mcplint import __version__
 from mcplint.show import ARROW, Row, fmt_latency
+from mcplint.show_render import _clock
 from mcplint.untrusted import html_text
 
 #: Rows drawn in a session's sequence diagram at most.
@@ -31,12 +31,6 @@ MAX_OPEN_OVERVIEW = 30
 DIAGRAM_LABEL = 64
 _SEVERITIES = ("error", "warning", "info")
 _DRAWN = ("request", "result", "error", "notification", "text", "malformed", "stderr")
-
-
-def _clock(t: float | None) -> str:
-    if t is None:
-        return ""
-    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
 
 
 def _lines(text: str) -> str:

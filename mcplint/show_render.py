@@ -1,17 +1,16 @@
-"""Renderers for ``mcplint show``: Mermaid sequence diagram, self-contained HTML (the table and
-Markdown are in :mod:`mcplint.show_text`).
+"""Renderers for ``mcplint show``: the Mermaid sequence diagram (the table and Markdown are in
+:mod:`mcplint.show_text`, the HTML page in :mod:`mcplint.show_html`).
 
-What a row holds from the capture reaches the output through :mod:`mcplint.untrusted` only:
-``shown`` in the diagram, ``html_text`` in the HTML report."""
+What a row holds from the capture reaches the output through :mod:`mcplint.untrusted` only
+(``shown``, then Mermaid's entity codes)."""
 
 from __future__ import annotations
 
 import textwrap
 from datetime import datetime, timezone
 
-from mcplint import __version__
-from mcplint.show import ARROW, Row, fmt_latency
-from mcplint.untrusted import html_text, shown
+from mcplint.show import Row, fmt_latency
+from mcplint.untrusted import shown
 
 #: Rows drawn in diagrams at most (tables have no limit).
 MAX_DIAGRAM_ROWS = 400
