@@ -84,6 +84,13 @@ def header_facts(header: SessionHeader) -> list[tuple[str, str]]:
     return facts
 
 
+def _severities(header: SessionHeader, style: Callable[..., str]) -> str:
+    """The findings line of a header, each severity in its colour."""
+    found = [style(_count(header.findings[s], s), fg=SEVERITY_COLORS[s], bold=True)
+             for s in SEVERITIES if header.findings.get(s)]
+    return ", ".join(found) if found else "none"
+
+
 def sessions(rows: list[Row]) -> list[tuple[tuple[str, str], list[Row]]]:
     """The rows by session (sessions in the order they first appear, rows in capture order)."""
     groups: dict[tuple[str, str], list[Row]] = {}
@@ -131,7 +138,8 @@ def table(rows: list[Row], headers: dict[tuple[str, str], SessionHeader] | None 
         lines = [style(f"{shown(key[0])} · session {shown(key[1])}", bold=True)]
         if header is not None:
             width = max(len(name) for name, _ in header_facts(header))
-            lines += [f"  {name:<{width}}  {shown(value)}" for name, value in header_facts(header)]
+            lines += [f"  {name:<{width}}  " + (_severities(header, style) if name == "findings" else shown(value))
+                      for name, value in header_facts(header)]
         lines += ["", tabulate(_cells(group, codes, shown, http), headers=columns, tablefmt="simple")]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

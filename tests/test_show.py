@@ -174,6 +174,9 @@ def test_table_has_a_header_per_session():
     modern = show(str(ROOT / "samples" / "clean-2026-07-28.mcplog")).split("\n\n")[0]
     assert "instructions         Use get_forecast for multi-day forecasts" in modern
     assert "client capabilities  elicitation" in modern and "over" not in modern
+    colored = CliRunner().invoke(main, ["show", "--color", "always",
+                                        str(ROOT / "samples" / "unknown-tool-iserror.mcplog")])
+    assert "\x1b[33m\x1b[1m1 warning\x1b[0m, \x1b[36m\x1b[1m2 info\x1b[0m" in colored.output
     inferred = show(str(ROOT / "samples" / "reused-ids.jsonl"))
     assert "C→S?" in inferred and "S→C?" in inferred
 
@@ -195,14 +198,15 @@ def test_markdown_renders_the_header_and_table():
     assert "<h3><code>" in page and "session <code>1</code></h3>" in page
     assert "<li><strong>client:</strong> claude-ai 0.1.0</li>" in page
     assert page.count("<tr>") == 1 + 12 and "<code>tools/call get_weather</code>" in page
-    assert "<strong>warning TL006</strong>" in page and 'href="https://modelcontextprotocol.io/specification/2025-06-18/' in page
+    assert "<strong>warning TL006</strong>" in page
+    assert 'href="https://modelcontextprotocol.io/specification/2025-06-18/' in page
 
 
 def test_line_prints_the_whole_message_with_its_findings():
     text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--line", "9")
     title, body = text.split("\n", 1)
-    assert title.endswith("unknown-tool-iserror.mcplog:9 · session 1 · S→C result tools/call get_weather · id 2 · "
-                          "answers line 7 · 3 ms · isError: Unknown tool: get_weather")
+    assert title.endswith("unknown-tool-iserror.mcplog:9 · session 1 · S→C result tools/call get_weather · "
+                          "id 2 · answers line 7 · 3 ms · isError: Unknown tool: get_weather")
     message, findings = body.split("\n}\n", 1)
     assert json.loads(message + "\n}")["result"]["isError"] is True
     assert findings.startswith("warning TL006 unknown-tool-must-be-protocol-error: Call of tool 'get_weather'")
@@ -218,7 +222,8 @@ def test_line_prints_the_whole_message_with_its_findings():
 
 def test_id_prints_the_request_and_its_response_whole():
     text = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--id", "2")
-    assert [line.split(" · ")[0].rsplit(":", 1)[-1] for line in text.splitlines() if " · session " in line] == ["7", "9"]
+    titles = [line for line in text.splitlines() if " · session " in line]
+    assert [title.split(" · ")[0].rsplit(":", 1)[-1] for title in titles] == ["7", "9"]
     assert '"name": "get_weather"' in text and '"isError": true' in text and "info HX007" in text
     markdown = show(str(ROOT / "samples" / "unknown-tool-iserror.mcplog"), "--id", "2", "--output-format", "markdown")
     assert markdown.count("```json\n{") == 2 and markdown.startswith("#### ")
