@@ -115,13 +115,15 @@ def test_check_follow_reports_as_written_survives_truncation_and_rotation_and_en
         found = run.wait_for(r"live\.jsonl:8: JR006 \[error\]")
         writer.join(timeout=LIMIT)
         assert found < writer.done, "the finding came after the writer finished"
+        run.wait_for(r"live\.jsonl:13: JR012 \[error\]")  # the last line was read: truncate now
         # 2. truncated, then a capture whose tool call is never answered: the end of the generation
         #    (here the rotation below) runs the end-of-session rules
-        with path.open("w") as handle:
-            handle.write("\n".join(_lines("stall-tool-call.mcplog")) + "\n")
+        path.write_text("")
         run.wait_for("was truncated; reading it again from the start", "err")
+        with path.open("a") as handle:
+            handle.write("\n".join(_lines("stall-tool-call.mcplog")) + "\n")
         time.sleep(0.5)
-        assert "HX001" not in run.text()
+        assert "HX001" not in run.text()  # the session of the new content is still open
         # 3. rotated: the old file renamed, a new one written at the path
         path.rename(tmp_path / "live.jsonl.1")
         path.write_text("\n".join(_lines("unknown-tool-iserror.mcplog")) + "\n")
@@ -169,7 +171,7 @@ def test_show_follow_prints_rows_as_written(tmp_path):
         run.wait_for(r"└ info HX007 line 7")
         writer.join(timeout=LIMIT)
         assert row < writer.done, "the row came after the writer finished"
-        with path.open("w") as handle:  # truncated
+        with path.open("w") as handle:  # truncated, and shorter than before (else no tail can tell)
             handle.write(_lines("clean-2025-06-18.mcplog")[0] + "\n")
         run.wait_for("was truncated", "err")
         run.wait_for(r"^\s+1\s.*C→S\s+0\s+initialize")
