@@ -58,13 +58,15 @@ def record_features(record: Record, session: Session) -> int:
     else:
         holder = record.params
         if kind is _REQUEST and record.direction is not None:
-            rid = record.id  # "reused-id": its sender used the id before (Session.find_request, inline)
+            # "reused-id": Session.find_request inline; an open request is also among the requests
+            # unless a table forgot one (limits_hit)
+            rid, limits_hit = record.id, session.limits_hit
             if type(rid) is int or type(rid) is str:
-                key = (("int", rid) if type(rid) is int else ("str", rid))
+                key = ("int", rid) if type(rid) is int else ("str", rid)
                 if key in session.requests.get(record.direction, EMPTY) \
-                        or key in session.pending.get(record.direction, EMPTY):
+                        or (limits_hit and key in session.pending.get(record.direction, EMPTY)):
                     bits |= 512
-            if session.pending.get(record.direction) or session.limits_hit:
+            if limits_hit or session.pending.get(record.direction):
                 bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
     if type(holder) is dict and "_meta" in holder:
         meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge

@@ -376,3 +376,24 @@ C→S {"jsonrpc":"2.0","id":1,"method":"ping"}
 S→C {"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error\\n"}}
 """
     assert jr(text) == []
+
+
+def test_reuse_of_an_open_id_the_requests_table_forgot_is_reported():
+    # the edge of the "reused-id" feature: an open request that fell out of the (tiny) requests
+    # table is still found among the pending ones
+    import io
+
+    from mcplint.analyzer import Analyzer, Limits
+    from mcplint.engine import Engine
+    from mcplint.parse import Parser
+    from mcplint.readers import open_frames
+
+    lines = ['{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}']
+    for i in (2, 3, 4):
+        lines += [f'{{"dir":"c2s","msg":{{"jsonrpc":"2.0","id":{i},"method":"ping"}}}}',
+                  f'{{"dir":"s2c","msg":{{"jsonrpc":"2.0","id":{i},"result":{{}}}}}}']
+    lines.append('{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}')
+    _, frames = open_frames(io.BytesIO("\n".join(lines).encode() + b"\n"), "auto")
+    found = Engine().lint_records(Parser("x.jsonl").records(frames), "x.jsonl",
+                                  Analyzer("x.jsonl", None, Limits(answered=2)))
+    assert [(f.line, f.code) for f in found if f.code == "JR006"] == [(8, "JR006")]
