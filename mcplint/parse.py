@@ -9,8 +9,9 @@ here: rules do that, so that a bad payload becomes a finding and not a lost line
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 import orjson
@@ -203,6 +204,43 @@ def _looks_like_json(text: str) -> bool:
     return False
 
 
+class LineFrames:
+    """The frames of a reader whose messages are its input lines (plain JSON Lines), iterable as
+    frames and holding the lines themselves: :meth:`Parser.records` decodes those directly, so
+    the common line costs no :class:`Frame`.
+
+    ``batches`` yields the lines a block at a time, as columns ``(lines, cuts, signs)``
+    (:meth:`mcplint.readers.Lines.batches`); ``frame(number, data, cut, signs)`` is the frame
+    the reader gives for a line.
+    """
+
+    __slots__ = ("batches", "frame", "_frames")
+
+    def __init__(self, batches: Iterator[tuple[list[bytes], list | None, list[int | None]]],
+                 frame: Callable[[int, bytes, Any, int | None], Frame]):
+        self.batches, self.frame, self._frames = batches, frame, None
+
+    def __iter__(self) -> LineFrames:
+        return self
+
+    def __next__(self) -> Frame:
+        if self._frames is None:
+            self._frames = self.frames_from(iter(()), 0)
+        return next(self._frames)
+
+    def frames_from(self, rows: Iterator[tuple[bytes, Any, int | None]], number: int) -> Iterator[Frame]:
+        """The frames of ``rows`` (the lines left of a batch, as ``(data, cut, signs)``) and of
+        the batches after it, numbered on from ``number``."""
+        frame = self.frame
+        for data, cut, signs in rows:
+            number += 1
+            yield frame(number, data, cut, signs)
+        for lines, cuts, found in self.batches:
+            for data, cut, signs in zip(lines, cuts if cuts is not None else repeat(False), found):
+                number += 1
+                yield frame(number, data, cut, signs)
+
+
 class Parser:
     """Frames in, records out: one record per frame, in input order."""
 
@@ -210,8 +248,49 @@ class Parser:
         self.path = path
 
     def records(self, frames: Iterable[Frame]) -> Iterator[Record]:
-        pending: deque[Frame] = deque()
-        source = iter(frames)
+        if type(frames) is LineFrames:
+            return self._lines(frames)
+        return self._frames(iter(frames), deque())
+
+    def _lines(self, frames: LineFrames) -> Iterator[Record]:
+        """Records of plain JSON Lines: a line holding one JSON object (no CR, not cut) becomes
+        its record at once, as :meth:`_one` would make it; any other line goes through
+        :meth:`_one`, and from the first message spread over several lines on, the rest of the
+        input goes the way of every other format (:meth:`_frames`)."""
+        path, loads, bad_json = self.path, orjson.loads, orjson.JSONDecodeError
+        number = 0
+        for lines, cuts, found in frames.batches:
+            rows = zip(lines, cuts if cuts is not None else repeat(False), found)
+            for data, cut, signs in rows:
+                number += 1
+                if cut is False and data[-1:] != b"\r":
+                    try:
+                        value = loads(data)
+                    except bad_json:
+                        pass
+                    else:
+                        if type(value) is dict:
+                            record = classify(path, number, data, value)
+                            record.direction_observed = False
+                            record.signs = signs
+                            yield record
+                            continue
+                frame = frames.frame(number, data, cut, signs)
+                record, need_more = self._one(frame)
+                if not need_more:
+                    yield record
+                    continue
+                pending: deque[Frame] = deque()
+                rest = frames.frames_from(rows, number)
+                joined = self._join(frame, pending, rest)
+                if joined is None:
+                    yield record
+                else:
+                    yield from joined
+                yield from self._frames(rest, pending)
+                return
+
+    def _frames(self, source: Iterator[Frame], pending: deque[Frame]) -> Iterator[Record]:
         while True:
             if pending:
                 frame = pending.popleft()

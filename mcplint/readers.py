@@ -19,7 +19,7 @@ import orjson
 from mcplint.discovery import binary_reason
 from mcplint.literal_scan import block_signs, signs
 from mcplint.model import Direction, Kind
-from mcplint.parse import Frame, decode_line
+from mcplint.parse import Frame, LineFrames, decode_line
 
 #: Lines longer than this are not parsed (IO013); memory stays bounded. ``max_line_bytes`` of
 #: :func:`open_frames` (``LintOptions.max_line_bytes``) overrides it.
@@ -47,54 +47,55 @@ class Lines:
 
     Iterating yields ``(line, cut)``: ``cut`` is False, or for a line longer than ``max_bytes`` a
     :class:`Cut`, the line being cut to its first ``CUT_HEAD_BYTES`` and the rest skipped (memory
-    stays bounded). :meth:`tagged` adds each line's secret-scan literals
-    (:func:`~mcplint.literal_scan.signs`, found with one scan per block), for a reader whose
-    messages are the lines themselves (``Frame.signs``). :meth:`head` looks at the first lines
-    without taking them (format sniffing).
+    stays bounded). :meth:`batches` gives the same lines a block at a time, as columns, with each
+    line's secret-scan literals (:func:`~mcplint.literal_scan.signs`, found with one scan per
+    block), for a reader whose messages are the lines themselves (``Frame.signs``). :meth:`head`
+    looks at the first lines without taking them (format sniffing).
     """
 
     def __init__(self, stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES):
         self._read = getattr(stream, "read1", None) or stream.read
         self.max_bytes = max_bytes
-        self._batches = self._read_batches()
-        self._kept: list[tuple[list, list]] = []  # batches read by head(), not yet iterated
+        self._read_on = self._read_batches()
+        self._kept: list[Batch] = []  # batches read by head(), not yet iterated
 
     def head(self, lines: int, size: int) -> list[tuple[bytes, Cut | bool]]:
         """The first ``lines`` lines, or as many as reach ``size`` bytes (fewer at the end)."""
         out: list[tuple[bytes, Cut | bool]] = []
         total = 0
         for batch in self._peeked():
-            for item in batch:
+            for item in _pairs(batch):
                 out.append(item)
                 total += len(item[0])
                 if len(out) >= lines or total >= size:
                     return out
         return out
 
-    def _peeked(self) -> Iterator[list]:
+    def _peeked(self) -> Iterator[Batch]:
         """The batches read so far, then new ones, each kept for iteration."""
-        for batch, _ in self._kept:
+        yield from self._kept
+        for batch in self._read_on:
+            self._kept.append(batch)
             yield batch
-        for read in self._batches:
-            self._kept.append(read)
-            yield read[0]
 
     def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
-        for batch, _ in self._taken():
-            yield from batch
+        for batch in self.batches():
+            yield from _pairs(batch)
 
     def tagged(self) -> Iterator[tuple[tuple[bytes, Cut | bool], int | None]]:
         """``((line, cut), signs)`` per line: its secret-scan literals too (None for a cut line)."""
-        for batch, found in self._taken():
-            yield from zip(batch, found)
+        for batch in self.batches():
+            yield from zip(_pairs(batch), batch[2])
 
-    def _taken(self) -> Iterator[tuple[list, list]]:
+    def batches(self) -> Iterator[Batch]:
+        """The lines not yet taken, a block at a time: ``(lines, cuts, signs)``, where ``cuts`` is
+        None when no line of the block was cut (else each line's ``cut``) and ``signs`` holds each
+        line's secret-scan literals (None for a cut line)."""
         kept, self._kept = self._kept, []
         yield from kept
-        yield from self._batches
+        yield from self._read_on
 
-    def _read_batches(self) -> Iterator[tuple[list, list]]:
-        """``(lines, their signs)`` per block of the stream."""
+    def _read_batches(self) -> Iterator[Batch]:
         read, limit = self._read, self.max_bytes
         parts: list[bytes] = []  # the start of a line that goes on beyond the blocks read so far
         size = 0  # its length so far
@@ -113,39 +114,54 @@ class Lines:
             # the line begun before ends at the first newline
             if cut_head is not None:
                 cut_head += block[:min(first, CUT_HEAD_BYTES - len(cut_head))]
-                batch, found = [(cut_head, Cut(size + first, limit))], [None]
+                lines, cuts, found = [cut_head], [Cut(size + first, limit)], [None]
             else:
                 line = b"".join(parts) + block[:first] if parts else block[:first]
-                item = self._line(line)
-                batch, found = [item], [None if item[1] else signs(line)]
+                line, cut = self._line(line)
+                lines, cuts, found = [line], [cut] if cut else None, [None if cut else signs(line)]
             last = block.rfind(b"\n")
             if last > first:
                 body = block[first + 1:last]
-                lines = body.split(b"\n")
-                bits = block_signs(lines, body)
+                more = body.split(b"\n")
+                bits = block_signs(more, body)
                 if len(body) > limit:  # a line of it may be over the limit
-                    for line, line_bits in zip(lines, bits):
-                        item = self._line(line)
-                        batch.append(item)
-                        found.append(None if item[1] else line_bits)
+                    cuts = cuts or [False]
+                    for line, line_bits in zip(more, bits):
+                        line, cut = self._line(line)
+                        lines.append(line)
+                        cuts.append(cut)
+                        found.append(None if cut else line_bits)
+                    if not any(cuts):
+                        cuts = None
                 else:
-                    batch.extend(zip(lines, itertools.repeat(False)))
-                    found.extend(bits)
+                    lines += more
+                    if cuts is not None:
+                        cuts += [False] * len(more)
+                    found += bits
             rest = block[last + 1:]
             parts, size, cut_head = [rest] if rest else [], len(rest), None
             if size > limit:
                 cut_head, parts = rest[:CUT_HEAD_BYTES], []
-            yield batch, found
+            yield lines, cuts, found
         if cut_head is not None:  # the last line, without a newline
-            yield [(cut_head, Cut(size, limit))], [None]
+            yield [cut_head], [Cut(size, limit)], [None]
         elif parts:
             line = b"".join(parts)
-            yield [(line, False)], [signs(line)]
+            yield [line], None, [signs(line)]
 
     def _line(self, line: bytes) -> tuple[bytes, Cut | bool]:
         if len(line) > self.max_bytes:
             return line[:CUT_HEAD_BYTES], Cut(len(line), self.max_bytes)
         return line, False
+
+
+#: A block of :class:`Lines`: its lines, their cuts (None: none cut) and their secret-scan literals
+Batch = tuple[list[bytes], "list[Cut | bool] | None", list[int | None]]
+
+
+def _pairs(batch: Batch) -> Iterator[tuple[bytes, Cut | bool]]:
+    lines, cuts, _ = batch
+    return zip(lines, cuts if cuts is not None else itertools.repeat(False))
 
 
 def iter_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Lines:
@@ -165,15 +181,25 @@ def oversized_frame(line: int, data: bytes | str, cut: Cut, **facts: Any) -> Fra
 
 
 # -- plain JSON Lines -----------------------------------------------------------------------
-def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
+def read_jsonl(lines: Iterable[tuple[bytes, bool]]) -> LineFrames:
     """Plain JSON-RPC lines with no envelope: direction unknown, inferred later. Each frame
     carries its line's secret-scan literals when :class:`Lines` found them (the message is the line)."""
-    tagged = lines.tagged() if type(lines) is Lines else zip(lines, itertools.repeat(None))
-    for number, ((data, oversized), signs) in enumerate(tagged, 1):
-        if oversized:
-            yield oversized_frame(number, data, oversized)
-        else:
-            yield Frame(number, data, False, signs)
+    if type(lines) is Lines:
+        return LineFrames(lines.batches(), _jsonl_frame)
+    return LineFrames(_as_batches(lines), _jsonl_frame)
+
+
+def _as_batches(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Batch]:
+    """``(line, cut)`` pairs as :class:`Lines` batches of one line each (a line is handed on as
+    soon as it comes: ``--follow``), with no secret-scan literals known."""
+    for data, cut in lines:
+        yield [data], [cut] if cut else None, [None]
+
+
+def _jsonl_frame(number: int, data: bytes, cut: Cut | bool, signs: int | None) -> Frame:
+    if cut:
+        return oversized_frame(number, data, cut)
+    return Frame(number, data, False, signs)
 
 
 # -- canonical capture format ---------------------------------------------------------------

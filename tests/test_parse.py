@@ -110,3 +110,38 @@ def test_arbitrary_json_never_crashes_the_engine(values, arrows):
     capture = b"\n".join(orjson.dumps({"dir": "c2s" if a.startswith("C") else "s2c", "msg": v})
                          for a, v in zip(arrows, values))
     lint(capture, "capture")
+
+
+# -- the JSON Lines fast path -------------------------------------------------------------------
+_JSONL_LINES = st.sampled_from([
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","apikey":"k"}}',
+    b'{"jsonrpc":"2.0","id":1,"result":{}}',
+    b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\r',
+    b'[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+    b'{"jsonrpc":"2.0","id":3}{"jsonrpc":"2.0","id":4,"result":{}}',
+    b'{', b'  "jsonrpc": "2.0", "id": 5,', b'  "method": "ping"', b'}',
+    b'', b'   ', b'Starting server...', b'{"a":', b'null', b'"\xff\xfe"', b'\xff\xfe{\x00}\x00',
+    b'{"jsonrpc":"2.0","id":6,"result":{"text":"' + b"x" * 300 + b'"}}',
+])
+
+
+def _facts(record):
+    return (record.line, record.kind, record.data if isinstance(record.data, bytes) else record.data.encode(),
+            orjson.dumps(record.msg, option=orjson.OPT_PASSTHROUGH_DATACLASS, default=repr), record.has_id,
+            record.id, record.method, record.direction, record.direction_observed, record.flags, record.signs,
+            record.span, record.continues, record.error, [_facts(child) for child in record.children])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_JSONL_LINES, max_size=40), st.sampled_from([64, 200, 1 << 20]))
+def test_json_lines_fast_path_gives_the_records_of_the_frame_path(lines, limit):
+    """Parser.records decodes plain JSON Lines straight from the reader's batches (LineFrames);
+    it gives exactly the records it gives for the same frames one by one, across cut lines, CR
+    endings, batches and messages spread over several lines (after which it reads on by frames)."""
+    data = b"\n".join(lines) + b"\n"
+    _, fast = open_frames(io.BytesIO(data), "jsonl", max_line_bytes=limit)
+    _, slow = open_frames(io.BytesIO(data), "jsonl", max_line_bytes=limit)
+    assert type(fast).__name__ == "LineFrames"
+    got = [_facts(r) for r in Parser("<t>").records(fast)]
+    assert got == [_facts(r) for r in Parser("<t>").records(list(slow))]
+    assert len(got) == max(1, len(lines))  # one record per line
