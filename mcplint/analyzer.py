@@ -235,7 +235,8 @@ class Session:
     path: str
     label: str
     ordinal: int  # 1-based position among the file's sessions
-    era: str | None = None  # "legacy" | "modern"
+    era: str | None = None  # "legacy" | "modern" (set with set_era)
+    modern: bool = False  # era == "modern" (read several times per record: a field, not a property)
     version: str | None = None  # negotiated (legacy) or last seen (modern)
     requested_version: str | None = None
     phase: str = Phase.NEW
@@ -340,9 +341,9 @@ class Session:
     def legacy(self) -> bool:
         return self.era != "modern"
 
-    @property
-    def modern(self) -> bool:
-        return self.era == "modern"
+    def set_era(self, era: str) -> str:
+        self.era, self.modern = era, era == "modern"
+        return era
 
     def caps_of(self, side: str) -> Any:
         return self.server_caps if side == "server" else self.client_caps
@@ -724,16 +725,16 @@ class Analyzer:
             era = session.era
             if era is None:
                 if record.method == "initialize":
-                    era = session.era = "legacy"
+                    era = session.set_era("legacy")
                 elif is_modern_request(record, strict=False):
-                    era = session.era = "modern"
+                    era = session.set_era("modern")
             if era == "modern" and direction is _C2S:
                 record.version = _modern_version(record) or session.version
             else:
                 record.version = session.version or session.requested_version or self.protocol_version
             if era is None and direction is not None and record.method is not None \
                     and record.method in protocol.METHODS:
-                session.era = "legacy"
+                session.set_era("legacy")
         elif kind is _NOTIFICATION:
             if record.method == "notifications/progress":
                 record.target = ref = progress_ref(record, session)
@@ -870,7 +871,7 @@ class Analyzer:
         if record.method == "initialize" and direction is _C2S:
             params = record.params if isinstance(record.params, dict) else {}
             session.init_request = record
-            session.era = "legacy"
+            session.set_era("legacy")
             session.phase = Phase.INITIALIZING
             version = params.get("protocolVersion")
             session.requested_version = version if isinstance(version, str) else None

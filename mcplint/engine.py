@@ -8,7 +8,7 @@ from typing import IO
 
 from mcplint import protocol
 from mcplint.analyzer import EMPTY, Analyzer, Limits, Session
-from mcplint.model import MESSAGE_KINDS, Finding, Kind, Record
+from mcplint.model import Finding, Kind, Record
 from mcplint.parse import Parser
 from mcplint.readers import open_frames
 from mcplint.rules import all_rules
@@ -26,25 +26,40 @@ TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
 _REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 
 
-def odd_envelope(record: Record) -> bool:
-    """Whether the JSON-RPC envelope leaves the common, well-formed shape: "jsonrpc" not "2.0",
-    params or result not an object, a request id neither integer nor string, result beside
-    error, or an error response (the envelope rules run on these only)."""
-    msg = record.msg
-    if type(msg) is not dict or msg.get("jsonrpc") != "2.0":
-        return True
-    kind = record.kind
-    if kind is _RESULT:
-        return type(msg["result"]) is not dict or "error" in msg
-    if kind is _REQUEST and type(record.id) is not int and type(record.id) is not str:
-        return True
-    return kind is _ERROR or ("params" in msg and type(msg["params"]) is not dict)
-
-
 def record_features(record: Record, session: Session) -> int:
-    """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests)."""
+    """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests).
+
+    "envelope" (64) holds where the JSON-RPC envelope leaves the common, well-formed shape:
+    "jsonrpc" not "2.0", params or result not an object, a request id neither integer nor string,
+    result beside error, or an error response (the envelope rules run on these only)."""
     kind = record.kind
-    bits = 64 if kind in MESSAGE_KINDS and odd_envelope(record) else 0
+    msg = record.msg
+    if kind is _RESULT:
+        holder = msg.get("result") if type(msg) is dict else None
+        bits = 0 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 64
+    elif kind is _REQUEST or kind is _NOTIFICATION:
+        holder = record.params
+        bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
+                     and ("params" not in msg or type(msg["params"]) is dict)) else 64
+        direction = record.direction
+        if kind is _REQUEST and direction is not None:
+            rid, limits_hit = record.id, session.limits_hit
+            if type(rid) is int or type(rid) is str:
+                # "reused-id": Session.find_request inline; an open request is also among the
+                # requests unless a table forgot one (limits_hit)
+                key = ("int", rid) if type(rid) is int else ("str", rid)
+                if key in session.requests.get(direction, EMPTY) \
+                        or (limits_hit and key in session.pending.get(direction, EMPTY)):
+                    bits |= 512
+            else:
+                bits = 64
+            if limits_hit or session.pending.get(direction):
+                bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
+        elif kind is _REQUEST and type(record.id) is not int and type(record.id) is not str:
+            bits = 64
+    else:
+        holder = record.params
+        bits = 64 if kind is _ERROR else 0
     if record.flags:
         bits |= 1
     if record.direction is None:
@@ -53,21 +68,6 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 4
     if record.http is not None:
         bits |= 8
-    if kind is _RESULT:
-        holder = record.msg.get("result") if type(record.msg) is dict else None
-    else:
-        holder = record.params
-        if kind is _REQUEST and record.direction is not None:
-            # "reused-id": Session.find_request inline; an open request is also among the requests
-            # unless a table forgot one (limits_hit)
-            rid, limits_hit = record.id, session.limits_hit
-            if type(rid) is int or type(rid) is str:
-                key = ("int", rid) if type(rid) is int else ("str", rid)
-                if key in session.requests.get(record.direction, EMPTY) \
-                        or (limits_hit and key in session.pending.get(record.direction, EMPTY)):
-                    bits |= 512
-            if limits_hit or session.pending.get(record.direction):
-                bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
     if type(holder) is dict and "_meta" in holder:
         meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
         if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):
@@ -245,34 +245,39 @@ class Engine:
             return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
         return known in rule.versions
 
-    def _check(self, record: Record, session: Session, found: list[Finding]) -> tuple[Tracker, ...]:
-        """Run the checks of ``record`` into ``found``; the trackers its plan names."""
+    def _record(self, record: Record, analyzer: Analyzer) -> list[Finding] | tuple[()]:
+        """Judge ``record`` (and a batch's elements) by the rules of its plan, then commit it."""
+        record.seq = self._seq
+        self._seq += 1
+        self.taken += 1
+        session = analyzer.observe(record)
+        revision, modern = record.revision, session.modern
         checks, trackers = self._plan(record, session)
+        found = self._run(checks, record, session) if checks else ()
+        for child in record.children:  # each element judged and committed before the batch
+            found = [*found, *self._element(child, analyzer, session)]
+        analyzer.commit(record)
+        self._commit(record, session, trackers, revision, modern)
+        return found
+
+    def _element(self, child: Record, analyzer: Analyzer, session: Session) -> list[Finding] | tuple[()]:
+        child.seq = self._seq
+        self._seq += 1
+        analyzer.observe(child)
+        revision, modern = child.revision, session.modern
+        checks, trackers = self._plan(child, session)
+        found = self._run(checks, child, session) if checks else ()
+        analyzer.commit(child)
+        self._commit(child, session, trackers, revision, modern)
+        return found
+
+    def _run(self, checks: tuple, record: Record, session: Session) -> list[Finding]:
+        found: list[Finding] = []
         for check in checks:
             try:
                 found.extend(check(record, session))
             except Exception as exc:  # a bug of ours must not cost the user the other findings
                 self._crashed(check.__self__.code, record.path, record.line, exc)
-        return trackers
-
-    def _record(self, record: Record, analyzer: Analyzer) -> list[Finding]:
-        record.seq = self._seq
-        self._seq += 1
-        self.taken += 1
-        session = analyzer.observe(record)
-        found: list[Finding] = []
-        revision, modern = record.revision, session.modern
-        trackers = self._check(record, session, found)
-        for child in record.children:
-            child.seq = self._seq
-            self._seq += 1
-            analyzer.observe(child)
-            child_revision, child_modern = child.revision, session.modern
-            child_trackers = self._check(child, session, found)
-            analyzer.commit(child)
-            self._commit(child, session, child_trackers, child_revision, child_modern)
-        analyzer.commit(record)
-        self._commit(record, session, trackers, revision, modern)
         return found
 
     def _commit(self, record: Record, session: Session, trackers: tuple[Tracker, ...],
