@@ -35,6 +35,7 @@ from mcplint.rules._base import (
     params_of,
     result_of,
     rule,
+    set_plan_facts,
     tracker,
 )
 from mcplint.rules.capabilities import caps_source, error_code, known_caps
@@ -343,6 +344,11 @@ def state_for_payload(record: Record, session) -> TaskState | None:
 
 
 # -- the tracker --------------------------------------------------------------------------------
+#: plan fact: a tools/list result of the session listed a tool whose taskSupport is "required" (TK003)
+_REQUIRED_TOOLS = "tasks-required-tool"
+_REQUIRED_TOOLS_FACTS = frozenset({_REQUIRED_TOOLS})
+
+
 @tracker
 class TaskTracker(Tracker):
     """Per session: every task's status history, poll interval, original request and payload."""
@@ -420,6 +426,7 @@ class TaskTracker(Tracker):
         tools = result.get("tools") if isinstance(result, dict) else None
         if isinstance(tools, list) and any(requires_task(tool) for tool in tools):
             self.of(session).required_tools = True
+            set_plan_facts(session, _REQUIRED_TOOLS, _REQUIRED_TOOLS_FACTS)
 
     @staticmethod
     def _request(record: Record, session, facts: TaskFacts) -> None:
@@ -596,6 +603,10 @@ class RequiredToolInvokedWithoutTask(TaskRule):
     hint = ('Call a tool with execution.taskSupport "required" as a task (params.task); a server '
             "refuses plain calls of it with -32601.")
     requires = frozenset()  # plain calls show no task: judged only once a listed tool required one
+
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        return _REQUIRED_TOOLS in facts  # TaskTracker, at a tools/list result listing such a tool
 
     def check(self, record, session):
         facts = session.state.get(TaskTracker)
