@@ -45,6 +45,8 @@ STAGES = (
     ("tool_returned", "tool result returned"),
 )
 
+_STAGE_NAMES = frozenset(name for name, _ in STAGES)
+
 #: What to suspect after the last completed stage (the table of the issue, in words).
 SUSPECTS = {
     "transport": (
@@ -95,6 +97,10 @@ _POLLUTION = (
     (re.compile(r"^(INFO|DEBUG|WARNING|ERROR|CRITICAL)[: ]|^(INFO|DEBUG|WARNING|ERROR):\w+:"),
      "Python logging to stdout",
      "Configure logging with a StreamHandler on sys.stderr (logging.basicConfig(stream=sys.stderr))."),
+    (re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d"),
+     "a time-stamped log line (a logger writing to stdout)",
+     "Point the logger's handler at stderr (Node: console.error or a stderr transport; Python: "
+     "logging.basicConfig(stream=sys.stderr))."),
     (re.compile(r"(?i)running on stdio|server (started|running|listening)|listening on"),
      "a start-up banner (print/console.log)",
      "Write banners with console.error / print(..., file=sys.stderr)."),
@@ -350,11 +356,13 @@ class DiagnoseCollector(Tracker):
             end = _ending(record) if record is not session.client_closed else _client_end(record)
             if end is not None:
                 self._ended(key, end)
+            self._host_event(d, record)
             return
         self._reach(d, "transport", record)
         if record.kind is Kind.STDERR:
             self._stderr[key].append(f"{record.line}: {shorten(mask_text(record.text), 200)}")
-            self._crash[key].feed(record.line, record.text)
+            for text in record.text.split("\n"):  # a host log may keep several lines of stderr in one entry
+                self._crash[key].feed(record.line, text)
             return
         if record.kind is Kind.TEXT and record.text.strip() and record.direction is not Direction.C2S:
             self._pollution(d, record)
@@ -433,6 +441,22 @@ class DiagnoseCollector(Tracker):
             return f"{error.get('code')} {shorten(mask_text(str(error.get('message', ''))), 120)}"
         return "malformed error"
 
+    def _host_event(self, d: Diagnosis, record: Record) -> None:
+        """What a host log's event tells (a reader's note, Claude Code's log holds events, not
+        messages): the ``stages`` it shows were reached, a ``timeout`` it reports, a ``host_note``."""
+        msg = record.msg
+        if type(msg) is not dict or msg.get("dir") != "meta":
+            return
+        stages = [s for s in msg.get("stages") or () if s in _STAGE_NAMES]
+        if stages:
+            self._reach(d, "transport", record)
+        for stage in stages:
+            self._reach(d, stage, record)
+        if msg.get("timeout") is True:
+            d.add("timeouts", {**at(record), "signature": shorten(mask_text(str(msg.get("raw", ""))), 160)})
+        if isinstance(msg.get("host_note"), str):
+            d.add("notes", f"{place(at(record))}: {msg['host_note']}")
+
     def _pollution(self, d: Diagnosis, record: Record) -> None:
         text = record.text.strip()
         for pattern, origin, fix in _POLLUTION:
@@ -506,7 +530,7 @@ class DiagnoseCollector(Tracker):
                          "busy (slow start-up work before answering?) or stuck.")
             d.fix = ("Answer initialize first and do slow start-up work (downloads, indexing) afterwards or in "
                      "the background; hosts time out after 30-60 s.")
-        if d.last_stage == "initialized_sent" and not _declares_tools(session):
+        if d.last_stage == "initialized_sent" and isinstance(session.server_caps, dict) and not _declares_tools(session):
             d.suspect = "The handshake completed but the server did not declare the tools capability."
             d.fix = "Declare \"tools\": {} in the initialize result if the server has tools."
         listing = [o for o in d.open_requests if o.method == "tools/list"] if d.last_stage == "initialized_sent" else []
@@ -517,6 +541,11 @@ class DiagnoseCollector(Tracker):
             d.fix = SUSPECTS["tool_called"][1] if first.method == "tools/call" else (
                 "Make sure every request is answered (an error is an answer) and that the waiting side times "
                 "out and sends notifications/cancelled.")
+        if d.pollution and d.last_stage != "tool_returned" and not d.open_requests:
+            first = d.pollution[0]
+            d.suspect = (f"The server wrote text that is not JSON to stdout ({place(first)}: {first['origin']}); the "
+                         "host cannot parse it and may drop the connection.")
+            d.fix = first["fix"]
         unfinished = [entry for entry in session.pending[Direction.C2S].values()
                       if entry.record.method == "tools/call"]
         progressing = [e for e in unfinished if self._progress.get(key, {}).get(e.record)]

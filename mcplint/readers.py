@@ -505,7 +505,7 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
 #: Modules that register further input formats (host logs, HAR, ...), imported once here.
 FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claude_desktop", "mcplint.formats.vscode",
                                    "mcplint.formats.inspector", "mcplint.formats.mcpspy",
-                                   "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk")
+                                   "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code")
 
 for _module in FORMAT_MODULES:
     import importlib

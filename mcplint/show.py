@@ -376,7 +376,10 @@ class TimelineCollector(Tracker):
         if header.transport is None and record.transport:
             header.transport = record.transport
         if record.kind is Kind.COMMENT:
-            self._exchange(record, label)
+            if "events-only" in record.flags:
+                self._event(record, label)
+            else:
+                self._exchange(record, label)
             return
         self._count(header, record)
         self._handshake(header, record)
@@ -411,6 +414,17 @@ class TimelineCollector(Tracker):
             if request_row is not None and request_row.answered_at is None:
                 request_row.status = "cancelled"
                 request_row.detail = "cancelled"
+
+    def _event(self, record: Record, session: str) -> None:
+        """An event of a host log that records events instead of messages (Claude Code's): a row
+        of kind "event" saying what the host logged."""
+        msg = record.msg
+        text = msg.get("raw") if type(msg) is dict and isinstance(msg.get("raw"), str) else record.text
+        if not text.strip():
+            return
+        self.rows.append(Row(record.path, session, record.line, record.t, None, "event", None, None,
+                             status="event", excerpt=_masked(text.strip()), label=_masked(" ".join(text.split())),
+                             anchor=self._anchor(record.path, record.line)))
 
     def _exchange(self, record: Record, session: str) -> None:
         """A HAR entry that delivered no message (a 401, a GET that opens an SSE stream) gets a

@@ -172,3 +172,30 @@ def js_depth(text: str) -> int:
         elif char in "}]":
             depth -= 1
     return depth
+
+
+#: How hosts report a line of the server's stdout that is not JSON, each quoting its start: V8's
+#: ``JSON.parse`` (Claude Desktop, Cursor, Claude Code on Node), JavaScriptCore's (Claude Code on
+#: Bun: it quotes the first word) and pydantic's (the Python SDK's stdio client, in the
+#: ``Failed to parse JSONRPC message from server`` traceback).
+_HOST_PARSE_ERRORS = (
+    re.compile(r"""Unexpected token .{1,8}, "(.*?)"(\.\.\.)? is not valid JSON"""),
+    re.compile(r"""JSON Parse error: Unexpected identifier "(.*?)"()"""),
+    re.compile(r"""\[type=json_invalid, input_value=(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"), input_type=str\]"""),
+)
+
+
+def stdout_fragment(text: str) -> str | None:
+    """The start of the server's stdout line that a host's "not valid JSON" error quotes (with
+    ``...`` where the host cut it), or None when ``text`` is no such error."""
+    for pattern in _HOST_PARSE_ERRORS:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        if pattern is _HOST_PARSE_ERRORS[2]:  # a Python repr of the whole line
+            quoted = found.group(1) if found.group(1) is not None else found.group(2)
+            return quoted.encode("utf-8", "backslashreplace").decode("unicode_escape", "replace")
+        if pattern is _HOST_PARSE_ERRORS[1]:  # JavaScriptCore names the word it stopped at
+            return found.group(1) + "..."
+        return found.group(1) + ("..." if found.group(2) else "")
+    return None

@@ -43,6 +43,7 @@ from mcplint.formats._common import (
     js_depth,
     oversized,
     split_json,
+    stdout_fragment,
     timestamp,
 )
 from mcplint.model import Direction, Kind
@@ -54,8 +55,6 @@ NAME = "claude-desktop"
 _PREFIX = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?=\[)")
 LEVELS = frozenset({"info", "error", "warn", "warning", "debug", "trace", "verbose", "fatal", "log", "silly"})
 _MESSAGE = re.compile(r"Message from (client|server): ")
-#: V8's JSON.parse error for a line of the server's stdout that is not JSON (it quotes the start).
-_NOT_JSON = re.compile(r"""Unexpected token .{1,8}, "(.*?)"(\.\.\.)? is not valid JSON""")
 _STARTS = ("Initializing server", "Attempting to connect to MCP server ")
 #: How Claude Desktop's own lines begin (after the brackets); Claude Code's debug log, which
 #: shares the time and level prefix, says ``MCP server "weather": ...`` instead.
@@ -165,9 +164,8 @@ def read_claude_desktop(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             session = starts.peek(name)
             if rest.rstrip().endswith("{"):
                 metadata, metadata_lines, block_session = 1, 0, session
-            polluted = _NOT_JSON.match(rest) if level == "error" else None
-            if polluted is not None:  # the host could not parse a line of the server's stdout
-                fragment = polluted.group(1) + ("..." if polluted.group(2) else "")
+            fragment = stdout_fragment(rest) if level == "error" else None
+            if fragment is not None:  # the host could not parse a line of the server's stdout
                 yield Frame(number, fragment, direction=Direction.S2C, ts=ts, t=timestamp(ts),
                             session=session or (starts.current(server) if server else None))
                 continue

@@ -528,6 +528,9 @@ HANDLERS: dict[str, type[LineHandler]] = {
     "claude-desktop": LineHandler,
     "vscode": VscodeHandler,
     "go-sdk-log": GoSdkHandler,
+    "claude-code-debug": LineHandler,
+    # one JSON record per line (Claude Code's mcp-logs, MCPSpy's "raw" string is JSON inside JSON)
+    "claude-code-mcp-logs": LineHandler,
     # a pretty-printed JSON document, redacted as one value
     "inspector": JsonLinesHandler,
     # one JSON record per line (MCPSpy's "raw" string is JSON inside JSON, redacted as such)

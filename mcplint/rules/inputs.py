@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mcplint.model import Kind, Severity
 from mcplint.rules._base import Rule, rule
 
 _HTTP_SEEN = "IO014-http"  # file_state key: an HTTP exchange without a message body was seen
+_EVENTS = "IO014-events"  # file_state key: the input is a host log of events (its reader flags them)
 
 
 @rule
@@ -16,20 +19,30 @@ class NoMcpTraffic(Rule):
     severity, level, spec = Severity.WARNING, "info", "basic/transports"
     party = "capture"
     kinds = frozenset({Kind.COMMENT, Kind.TEXT})
-    requires = frozenset({"http"})  # HTTP traffic refused before any message (a 401) is traffic too
+    requires = frozenset({"first"})  # before a session's first message: HTTP refused at once (a 401) is traffic too
     hint = ("Check that the capture recorded the server's stdout (or the HTTP bodies), and that the "
             "file is the capture and not its log; an empty capture of a server that exited at once "
             "is a case for `mcplint diagnose`.")
 
     def check(self, record, session):
-        session.file_state[_HTTP_SEEN] = True
+        if record.http is not None:
+            session.file_state[_HTTP_SEEN] = True
+        elif "events-only" in record.flags and type(record.msg) is dict:
+            session.file_state.setdefault(_EVENTS, record.msg.get("source") or "host log")
         return ()
 
     def finish_file(self, path, analyzer):
         sessions = analyzer.all_sessions()
+        where = "standard input" if path == "-" else path
+        events = analyzer.file_state.get(_EVENTS)
+        if events is not None:  # a log of events: no message was ever in it, nothing went missing
+            return (replace(self.report_file(
+                path, f"No MCP messages in {where}: a {events} records events (connections, stderr, tool calls), "
+                      "not the messages; only stdout pollution it quotes is checked",
+            ), severity=Severity.INFO, hint="Run `mcplint diagnose` on it for the lifecycle it shows; for the "
+                                             "messages, record the session with `mcplint capture -- COMMAND`."),)
         if analyzer.file_state.get(_HTTP_SEEN) or analyzer.sessions_finished_idle \
                 or any(s.messages or s.unreadable for s in sessions):
             return ()
         what = "the input is empty" if not sessions else "no line of it is a JSON-RPC message"
-        where = "standard input" if path == "-" else path
         return (self.report_file(path, f"No MCP traffic found in {where}: {what}"),)
