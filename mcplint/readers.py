@@ -205,6 +205,7 @@ def _jsonl_frame(number: int, data: bytes, cut: Cut | bool, signs: int | None) -
 # -- canonical capture format ---------------------------------------------------------------
 _DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
 _CAPTURE_DIRS = ("c2s", "s2c", "stderr", "meta")
+_TRANSPORTS = ("stdio", "http")  # a record's "transport": rules that differ by transport read it
 _UNREAD = object()
 
 
@@ -240,7 +241,7 @@ def _capture_head(data: bytes) -> dict[str, Any]:
 
 
 def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
-    """``{"ts", "dir", "raw"|"msg", "session"?}`` per line (DESIGN.md, canonical capture)."""
+    """``{"ts", "dir", "raw"|"msg", "session"?, "transport"?}`` per line (DESIGN.md, canonical capture)."""
     for number, (data, oversized) in enumerate(lines, 1):
         if oversized:
             yield oversized_frame(number, data, oversized, **_capture_head(data))
@@ -271,8 +272,10 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
             continue
         ts = envelope.get("ts")
         session = envelope.get("session")
+        transport = envelope.get("transport")
         common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
-                      session=str(session) if session is not None else None)
+                      session=str(session) if session is not None else None,
+                      transport=transport if transport in _TRANSPORTS else None)
         if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit), kept as ``msg``
             note = envelope.get("raw", "")
             yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
@@ -505,7 +508,8 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
 #: Modules that register further input formats (host logs, HAR, ...), imported once here.
 FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claude_desktop", "mcplint.formats.vscode",
                                    "mcplint.formats.inspector", "mcplint.formats.mcpspy",
-                                   "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code")
+                                   "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code",
+                                   "mcplint.formats.cursor")
 
 for _module in FORMAT_MODULES:
     import importlib

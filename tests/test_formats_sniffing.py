@@ -57,7 +57,7 @@ def test_check_verbose_names_the_format():
 
 def test_unknown_format_exits_two_naming_the_formats_tried(tmp_path):
     notes = tmp_path / "notes.log"
-    notes.write_text("Cursor MCP Logs\n2025-02-25 01:21:18.277 [info] a1b2: Handling CallTool action\n")
+    notes.write_text("Windsurf MCP Logs\n2025-02-25 01:21:18.277 [info] a1b2: Refreshing plugin index\n")
     result = run(["check", str(notes)])
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()

@@ -93,27 +93,28 @@ def _event(number: int, text: str, event: str, ts: str | None, starts: Starts, n
     if fragment is not None:  # Claude Code could not parse a line of the server's stdout
         return Frame(number, fragment, direction=Direction.S2C, session=session, **facts)
     if _SIGNAL.search(event) is not None:  # Claude Code stops the server
-        return _flagged(ended(number, event, "closed", SOURCE, by="client", session=session, **facts), event)
+        return flagged(ended(number, event, "closed", SOURCE, by="client", session=session, **facts), event)
     ending = next((how for marker, how in ENDINGS if event.startswith(marker)), None)
     if ending is None and failed and "Connection closed" in cause:
         ending = dict(event="closed")
     if ending is not None:
         if "timed out" in event:  # Claude Code gave up waiting for the server
             ending = dict(event="closed", by="client")
-        return _flagged(ended(number, event, source=SOURCE, session=session, **ending, **facts), event)
+        return flagged(ended(number, event, source=SOURCE, session=session, **ending, **facts), event)
     return event_note(number, event, event, session=session, **facts)
 
 
-def event_note(number: int, text: str, event: str, **facts: Any) -> Frame:
+def event_note(number: int, text: str, event: str, source: str = SOURCE, stages: tuple = STAGES,
+               **facts: Any) -> Frame:
     """A logged event as a comment carrying what it tells ``diagnose`` as ``msg``: the lifecycle
-    stages it shows were reached, and whether it is a timeout."""
-    note = {"dir": "meta", "event": "host-event", "raw": event, "source": SOURCE}
-    return comment(number, text, msg=_facts(note, event), flags=EVENTS_ONLY, **facts)
+    stages it shows were reached (by the ``stages`` table of the host), whether it is a timeout."""
+    note = {"dir": "meta", "event": "host-event", "raw": event, "source": source}
+    return comment(number, text, msg=_facts(note, event, stages), flags=EVENTS_ONLY, **facts)
 
 
-def _facts(note: dict, event: str) -> dict:
+def _facts(note: dict, event: str, stages: tuple = STAGES) -> dict:
     """``note`` with what ``event`` tells ``diagnose``: stages reached, a timeout, a note in words."""
-    note.update(stages=list(next((reached for marker, reached in STAGES if marker.search(event)), ())),
+    note.update(stages=list(next((reached for marker, reached in stages if marker.search(event)), ())),
                 timeout="timed out" in event, host_note=unplaced(event))
     return note
 
@@ -130,9 +131,10 @@ def unplaced(event: str) -> str | None:
     return f"the host received {what}"
 
 
-def _flagged(frame: Frame, event: str) -> Frame:
+def flagged(frame: Frame, event: str, stages: tuple = STAGES) -> Frame:
+    """An ending note (:func:`~mcplint.formats._common.ended`) of an events log, with its facts."""
     frame.flags = EVENTS_ONLY
-    _facts(frame.msg, event)
+    _facts(frame.msg, event, stages)
     return frame
 
 
