@@ -74,8 +74,10 @@ def format_ts(t: float) -> str:
     return f"{_ts_cache[1]}.{ms:03d}Z"
 
 
-def encode_record(ts: str, direction: str, raw: bytes | memoryview, redact: Redactor | None = None) -> bytes:
-    """One capture line (with newline) for ``raw``, the exact bytes of a line without its newline.
+def encode_record(ts: str, direction: str, raw: bytes | memoryview, redact: Redactor | None = None,
+                  extra: dict[str, Any] | None = None) -> bytes:
+    """One capture line (with newline) for ``raw``, the exact bytes of a line without its newline;
+    ``extra`` adds members after ``raw`` (``session``, ``transport``, ``http`` of an HTTP capture).
 
     Valid UTF-8 is stored as a JSON string. A line that is not valid UTF-8 keeps its invalid
     bytes verbatim inside the JSON string (decoded with ``surrogateescape`` and re-encoded), so
@@ -88,11 +90,24 @@ def encode_record(ts: str, direction: str, raw: bytes | memoryview, redact: Reda
         text = str(raw, "utf-8", "surrogateescape")
         if redact is not None:
             text = redact(text, direction)
-        body = json.dumps({"ts": ts, "dir": direction, "raw": text}, ensure_ascii=False, separators=(",", ":"))
+        body = json.dumps({"ts": ts, "dir": direction, "raw": text, **_redacted(extra, redact, direction)},
+                          ensure_ascii=False, separators=(",", ":"))
         return body.encode("utf-8", "surrogateescape") + b"\n"
     if redact is not None:
         text = redact(text, direction)
+    if extra:
+        return orjson.dumps({"ts": ts, "dir": direction, "raw": text, **_redacted(extra, redact, direction)}) + b"\n"
     return orjson.dumps({"ts": ts, "dir": direction, "raw": text}) + b"\n"
+
+
+def _redacted(extra: dict[str, Any] | None, redact: Redactor | None, direction: str) -> dict[str, Any]:
+    """``extra`` with the URL of its ``http`` facts redacted (a token may ride in a query)."""
+    if not extra:
+        return {}
+    http = extra.get("http")
+    if redact is None or not isinstance(http, dict) or not isinstance(http.get("url"), str):
+        return extra
+    return {**extra, "http": {**http, "url": redact(http["url"], direction)}}
 
 
 def encode_meta(ts: str, event: str, text: str, **fields: Any) -> bytes:
@@ -243,12 +258,12 @@ class Recorder:
         self._thread = threading.Thread(target=self._run, name="mcplint-capture-writer", daemon=True)
         self._thread.start()
 
-    def record(self, direction: str, raw: bytes) -> None:
+    def record(self, direction: str, raw: bytes, extra: dict[str, Any] | None = None) -> None:
         """Queue one line (called by the pumps *before* they forward it)."""
-        self._queue.put((time.time(), direction, raw))
+        self._queue.put((time.time(), direction, raw, extra))
 
     def meta(self, event: str, text: str, **fields: Any) -> None:
-        self._queue.put((time.time(), "meta", (event, text, fields)))
+        self._queue.put((time.time(), "meta", (event, text, fields), None))
 
     def close(self, stop: Callable[[], bool] = lambda: False) -> None:
         self._queue.put(None)
@@ -257,12 +272,14 @@ class Recorder:
             self.linter.close(stop=stop)
 
     def _encode(self, item: tuple) -> bytes:
-        t, direction, payload = item
+        t, direction, payload, extra = item
         ts = format_ts(t)
         if direction == "meta":
             event, text, fields = payload
-            return encode_meta(ts, event, text, **fields)
-        return encode_record(ts, direction, payload, self.redact)
+            if self.redact is not None and fields.get("http"):  # an HTTP exchange's note names its path
+                text = self.redact(text, "meta")
+            return encode_meta(ts, event, text, **_redacted(fields, self.redact, "meta"))
+        return encode_record(ts, direction, payload, self.redact, extra)
 
     def _run(self) -> None:
         get, write, flush = self._queue.get, self.out.write, self.out.flush

@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from dataclasses import dataclass, fields
+from typing import NoReturn
 
 import click
 import orjson
@@ -573,8 +574,8 @@ def _rule_meta(cls) -> dict:
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("-o", "--output-file", "output", metavar="FILE|DIR",
-              help="Capture file (a directory gets a new timestamped file). Default: "
-                   "mcplint-capture-<time>-<pid>.mcplog in the working directory.")
+              help="Capture file (a directory gets a new timestamped file; with --http, a name ending in .har "
+                   "writes HAR 1.2). Default: mcplint-capture-<time>-<pid>.mcplog in the working directory.")
 @click.option("--output", "output_alias", hidden=True)
 @click.option("--redact", is_flag=True,
               help="Redact credentials and personal data in what is written (never in what is relayed).")
@@ -582,20 +583,53 @@ def _rule_meta(cls) -> dict:
 @click.option("--grace", type=click.FloatRange(min=0), default=2.0, show_default=True, metavar="SECONDS",
               help="Wait this long after closing the server's stdin before SIGTERM, and after SIGTERM "
                    "before SIGKILL.")
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
-def capture(output, output_alias, redact, lint, grace, command) -> None:
-    """Run an MCP stdio server behind a recording proxy.
+@click.option("--http", "http", is_flag=True,
+              help="Record a remote server over Streamable HTTP (or HTTP+SSE): a reverse proxy on --listen "
+                   "relaying to --upstream; stop it with Ctrl-C.")
+@click.option("--listen", default="127.0.0.1:0", show_default=True, metavar="HOST:PORT",
+              help="With --http: where the proxy listens (port 0: any free port, announced on stderr). "
+                   "An address other than loopback is warned about.")
+@click.option("--upstream", metavar="URL", help="With --http: the server's URL (http:// or https://).")
+@click.option("--insecure", is_flag=True, help="With --http: do not verify the upstream's TLS certificate.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARGS]...]")
+def capture(output, output_alias, redact, lint, grace, http, listen, upstream, insecure, command) -> None:
+    """Run an MCP stdio server behind a recording proxy, or record a remote one with --http.
 
     The host launches `mcplint capture -o FILE -- COMMAND ARGS...` instead of the server. Bytes
     pass unchanged in both directions; every line (and the server's stderr) is recorded in the
     canonical capture format before it is forwarded. Exits with the server's status.
+
+    With `--http --upstream URL`, the host is pointed at the proxy's URL instead of the server's:
+    requests, answers and SSE events are relayed unchanged and as they arrive, and recorded.
     """
+    if http:
+        _capture_http(output or output_alias, redact, lint, listen, upstream, insecure, command)
+    if not command:
+        fail("capture needs a server command after --, or --http --upstream URL")
+    if upstream or insecure:
+        fail("--upstream and --insecure need --http")
     from mcplint.capture import run_capture
 
     try:
         status = run_capture(list(command), output or output_alias, redact=redact, lint=lint, grace=grace)
     except OSError as exc:
         fail(f"cannot open capture file: {exc.filename or output or output_alias}: {exc.strerror or exc}")
+    sys.exit(status)
+
+
+def _capture_http(output, redact, lint, listen, upstream, insecure, command) -> NoReturn:
+    if command:
+        fail("--http records a remote server: no command after -- (use --upstream URL)")
+    if not upstream:
+        fail("--http needs --upstream URL (the server's http:// or https:// URL)")
+    from mcplint.capture_http import ProxyError, run_http_capture
+
+    try:
+        status = run_http_capture(listen, upstream, output, redact=redact, lint=lint, insecure=insecure)
+    except ProxyError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot open capture file: {exc.filename or output}: {exc.strerror or exc}")
     sys.exit(status)
 
 
