@@ -101,7 +101,8 @@ _POLLUTION = (
      "a time-stamped log line (a logger writing to stdout)",
      "Point the logger's handler at stderr (Node: console.error or a stderr transport; Python: "
      "logging.basicConfig(stream=sys.stderr))."),
-    (re.compile(r"(?i)running on stdio|server (started|running|listening)|listening on"),
+    (re.compile(r"(?i)running on stdio|server (started|running|listening)|listening on|\bon stdio\b"
+                r"|^(?:starting|started|loading|loaded|initializing|initialized|connecting)\b"),
      "a start-up banner (print/console.log)",
      "Write banners with console.error / print(..., file=sys.stderr)."),
 )

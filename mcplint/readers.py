@@ -17,7 +17,7 @@ from typing import IO, Any
 import orjson
 
 from mcplint.discovery import binary_reason
-from mcplint.literal_scan import block_signs, signs
+from mcplint.literal_scan import block_signs
 from mcplint.model import Direction, Kind
 from mcplint.parse import Frame, LineFrames, decode_line
 
@@ -79,7 +79,7 @@ class Lines:
             yield batch
 
     def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
-        for batch in self.batches():
+        for batch in self._blocks():
             yield from _pairs(batch)
 
     def tagged(self) -> Iterator[tuple[tuple[bytes, Cut | bool], int | None]]:
@@ -90,7 +90,17 @@ class Lines:
     def batches(self) -> Iterator[Batch]:
         """The lines not yet taken, a block at a time: ``(lines, cuts, signs)``, where ``cuts`` is
         None when no line of the block was cut (else each line's ``cut``) and ``signs`` holds each
-        line's secret-scan literals (None for a cut line)."""
+        line's secret-scan literals (None for a cut line), found with one scan of the block."""
+        for lines, cuts, _ in self._blocks():
+            found = block_signs(lines)
+            if cuts is not None:
+                for i, cut in enumerate(cuts):
+                    if cut:
+                        found[i] = None
+            yield lines, cuts, found
+
+    def _blocks(self) -> Iterator[Batch]:
+        """The blocks not yet taken, without their signs (``(lines, cuts, None)``)."""
         kept, self._kept = self._kept, []
         yield from kept
         yield from self._read_on
@@ -114,40 +124,36 @@ class Lines:
             # the line begun before ends at the first newline
             if cut_head is not None:
                 cut_head += block[:min(first, CUT_HEAD_BYTES - len(cut_head))]
-                lines, cuts, found = [cut_head], [Cut(size + first, limit)], [None]
+                lines, cuts = [cut_head], [Cut(size + first, limit)]
             else:
                 line = b"".join(parts) + block[:first] if parts else block[:first]
                 line, cut = self._line(line)
-                lines, cuts, found = [line], [cut] if cut else None, [None if cut else signs(line)]
+                lines, cuts = [line], [cut] if cut else None
             last = block.rfind(b"\n")
             if last > first:
                 body = block[first + 1:last]
                 more = body.split(b"\n")
-                bits = block_signs(more, body)
                 if len(body) > limit:  # a line of it may be over the limit
                     cuts = cuts or [False]
-                    for line, line_bits in zip(more, bits):
+                    for line in more:
                         line, cut = self._line(line)
                         lines.append(line)
                         cuts.append(cut)
-                        found.append(None if cut else line_bits)
                     if not any(cuts):
                         cuts = None
                 else:
                     lines += more
                     if cuts is not None:
                         cuts += [False] * len(more)
-                    found += bits
             rest = block[last + 1:]
             parts, size, cut_head = [rest] if rest else [], len(rest), None
             if size > limit:
                 cut_head, parts = rest[:CUT_HEAD_BYTES], []
-            yield lines, cuts, found
+            yield lines, cuts, None
         if cut_head is not None:  # the last line, without a newline
-            yield [cut_head], [Cut(size, limit)], [None]
+            yield [cut_head], [Cut(size, limit)], None
         elif parts:
-            line = b"".join(parts)
-            yield [line], None, [signs(line)]
+            yield [b"".join(parts)], None, None
 
     def _line(self, line: bytes) -> tuple[bytes, Cut | bool]:
         if len(line) > self.max_bytes:
@@ -156,6 +162,7 @@ class Lines:
 
 
 #: A block of :class:`Lines`: its lines, their cuts (None: none cut) and their secret-scan literals
+#: (None until :meth:`Lines.batches` scans the block: readers of other formats never need them)
 Batch = tuple[list[bytes], "list[Cut | bool] | None", list[int | None]]
 
 
@@ -509,7 +516,7 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
 FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claude_desktop", "mcplint.formats.vscode",
                                    "mcplint.formats.inspector", "mcplint.formats.mcpspy",
                                    "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code",
-                                   "mcplint.formats.cursor")
+                                   "mcplint.formats.cursor", "mcplint.formats.python_sdk")
 
 for _module in FORMAT_MODULES:
     import importlib

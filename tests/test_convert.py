@@ -18,7 +18,8 @@ CONVERTIBLE = ["claude-desktop-mcp-server-weather.log", "claude-desktop-mcp-serv
                "inspector-history-weather-2026-05-27T10-01-03.120Z.json", "mcpspy-weather.jsonl",
                "mcpsnoop-weather.jsonl", "go-sdk-logging-transport-server.log", "stdout-banner.mcplog",
                "clean-2025-06-18.mcplog", "clean-transcript-2025-06-18.transcript",
-               "claude-code-mcp-logs-weather.jsonl", "claude-code-debug.txt", "cursor-mcp-logs.log"]
+               "claude-code-mcp-logs-weather.jsonl", "claude-code-debug.txt", "cursor-mcp-logs.log",
+               "python-sdk-client-debug.log"]
 
 
 def convert(data: bytes, to: str = "capture", fmt: str = "auto"):
