@@ -27,6 +27,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from mcplint import pollution
 from mcplint.analyzer import answered_request
 from mcplint.excerpt import mask_field, mask_id, mask_session, mask_text, mask_tree, shorten
 from mcplint.formats._common import ended_by
@@ -84,28 +85,6 @@ SUSPECTS = {
         "If something still looks hung, see the open requests and timeouts below."),
 }
 
-_POLLUTION = (
-    (re.compile(r"(?i)^npm (warn|notice|err)|^npx:|need to install the following packages"),
-     "npm/npx wrote to stdout (install banner or warning)",
-     "Run the server with `npx -y --quiet` or pre-install it; never let npm write to the MCP stdout."),
-    (re.compile(r"(?i)dotenv|injecting env"),
-     "dotenv printed a notice on stdout",
-     "Pass `quiet: true` to dotenv's config() (or set DOTENV_CONFIG_QUIET=true)."),
-    (re.compile(r"(?i)^content-length:"),
-     "LSP-style Content-Length framing",
-     "MCP stdio is newline-delimited JSON: write one JSON message per line, without headers."),
-    (re.compile(r"^(INFO|DEBUG|WARNING|ERROR|CRITICAL)[: ]|^(INFO|DEBUG|WARNING|ERROR):\w+:"),
-     "Python logging to stdout",
-     "Configure logging with a StreamHandler on sys.stderr (logging.basicConfig(stream=sys.stderr))."),
-    (re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d"),
-     "a time-stamped log line (a logger writing to stdout)",
-     "Point the logger's handler at stderr (Node: console.error or a stderr transport; Python: "
-     "logging.basicConfig(stream=sys.stderr))."),
-    (re.compile(r"(?i)running on stdio|server (started|running|listening)|listening on|\bon stdio\b"
-                r"|^(?:starting|started|loading|loaded|initializing|initialized|connecting)\b"),
-     "a start-up banner (print/console.log)",
-     "Write banners with console.error / print(..., file=sys.stderr)."),
-)
 MAX_MODERN_REQUESTS = 10_000
 #: Timeouts, late responses and notes listed per session; further ones are only counted.
 MAX_ITEMS = 100
@@ -460,11 +439,7 @@ class DiagnoseCollector(Tracker):
 
     def _pollution(self, d: Diagnosis, record: Record) -> None:
         text = record.text.strip()
-        for pattern, origin, fix in _POLLUTION:
-            if pattern.search(text):
-                break
-        else:
-            origin, fix = "unknown writer", "Find what prints this line and send it to stderr."
+        origin, fix = pollution.origin(text)
         if len(d.pollution) < 20:
             d.pollution.append({**at(record), "text": shorten(mask_text(text), 120), "origin": origin,
                                 "fix": fix})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcplint import protocol
+from mcplint import pollution, protocol
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import MESSAGES, Rule, fmt_id, rule
@@ -54,12 +54,15 @@ class StdoutNonMcp(Rule):
         if record.direction is Direction.C2S or is_blank(record) or not on_wire(record):
             return
         text = f"{shown_text(record)!r}{_framing_note(record)}"
+        origin, fix = pollution.origin(record.text.strip())
+        likely = "" if origin == pollution.UNKNOWN[0] or _framing_note(record) else f"; likely {origin}"
+        hint = None if origin == pollution.UNKNOWN[0] else fix
         if record.direction is Direction.S2C:
-            yield self.report(record, f"Server wrote non-MCP text to stdout: {text}")
+            yield self.report(record, f"Server wrote non-MCP text to stdout: {text}{likely}", hint=hint)
         else:
-            yield self.report(record, f"Non-JSON line {text} in a capture without direction; most "
-                                      "likely the server's stdout, which must carry only MCP messages",
-                              confidence="low", party="server")
+            yield self.report(record, f"Non-JSON line {text} in a capture without direction; most likely the "
+                                      f"server's stdout, which must carry only MCP messages{likely}",
+                              confidence="low", party="server", hint=hint)
 
 
 @rule
