@@ -276,9 +276,11 @@ class Recorder:
         ts = format_ts(t)
         if direction == "meta":
             event, text, fields = payload
-            if self.redact is not None and fields.get("http"):  # an HTTP exchange's note names its path
-                text = self.redact(text, "meta")
-            return encode_meta(ts, event, text, **_redacted(fields, self.redact, "meta"))
+            if self.redact is not None and fields.get("http"):  # an HTTP exchange's note: path, headers, bodies
+                line = encode_meta(ts, event, self.redact(text, "meta"), **fields)
+                return self.redact(line[:-1].decode("utf-8", "surrogateescape"), "meta").encode(
+                    "utf-8", "surrogateescape") + b"\n"
+            return encode_meta(ts, event, text, **fields)
         return encode_record(ts, direction, payload, self.redact, extra)
 
     def _run(self) -> None:

@@ -56,6 +56,9 @@ MISSING = (f"mcplint capture --http needs the HTTP stack of the '{EXTRA}' extra:
            f"pip install 'mcplint[{EXTRA}]'")
 _EOL = re.compile(r"\r\n|\r|\n")
 _CONNECT_TIMEOUT = 10.0
+#: The canonical capture's exchange notes keep answers up to this size (the messages are records
+#: of their own; beyond it the HTTP rules see the exchange without its body, as a HAR that omits it).
+EXCHANGE_BODY_LIMIT = 1 << 20
 
 
 class ProxyError(ValueError):
@@ -150,6 +153,7 @@ class Exchange:
     sse: SseEvents | None = None
     held: list[str] = field(default_factory=list)  # request messages not written yet
     released: bool = False  # its request messages were written (or refused)
+    noted: bool = False  # its exchange note was written
     answer: list[bytes] = field(default_factory=list)  # a non-SSE body, for the canonical record
 
     def header(self, name: str, response: bool = False) -> str | None:
@@ -179,6 +183,7 @@ def _pairs(items: list[tuple[str, str]]) -> list[dict[str, str]]:
 def har_entry(ex: Exchange) -> dict[str, Any]:
     """The HAR 1.2 entry of an exchange (``response._chunks``: arrival time and size of each chunk)."""
     data = b"".join(chunk for _, chunk in ex.chunks)
+    kept = len(data) == ex.size
     query = urlsplit(ex.url).query
     request: dict[str, Any] = {
         "method": ex.method, "url": ex.url, "httpVersion": f"HTTP/{ex.http_version}",
@@ -187,15 +192,15 @@ def har_entry(ex: Exchange) -> dict[str, Any]:
     if ex.body:
         request["postData"] = {"mimeType": ex.header("content-type") or "",
                                "text": ex.body.decode("utf-8", "replace")}
-    content: dict[str, Any] = {"size": len(data), "mimeType": ex.header("content-type", response=True) or ""}
-    if data:
+    content: dict[str, Any] = {"size": ex.size, "mimeType": ex.header("content-type", response=True) or ""}
+    if data and kept:
         content["text"] = data.decode("utf-8", "replace")
     response: dict[str, Any] = {
         "status": ex.status, "statusText": ex.reason, "httpVersion": "HTTP/1.1",
         "headers": _pairs(ex.response_headers), "cookies": [], "content": content, "redirectURL": "",
-        "headersSize": -1, "bodySize": len(data),
+        "headersSize": -1, "bodySize": ex.size,
         "_chunks": [{"ts": t.isoformat(timespec="microseconds").replace("+00:00", "Z"), "size": len(chunk)}
-                    for t, chunk in ex.chunks]}
+                    for t, chunk in ex.chunks] if kept else []}
     if ex.error:
         response["_error"] = ex.error
     ended = ex.ended if ex.ended is not None else time.time()
@@ -243,6 +248,11 @@ class Sessions:
         return key
 
 
+def _said(ex: Exchange) -> str:
+    path = urlsplit(ex.url).path or "/"
+    return f"{ex.method} {path} → {ex.status or 'no answer'}" + (f" ({ex.error})" if ex.error else "")
+
+
 def _values(text: str) -> list[Any]:
     try:
         value = json.loads(text)
@@ -266,10 +276,12 @@ class HttpRecorder:
         self.sessions = Sessions()
         self.count = 0
         self._held: list[Exchange] = []  # exchanges whose request messages are not written yet
+        self._streams: list[Exchange] = []  # GET streams without their exchange note yet
 
     def next_index(self) -> int:
+        """The next exchange's number (1-based, as a HAR reader numbers entries)."""
         self.count += 1
-        return self.count - 1
+        return self.count
 
     def _record(self, ex: Exchange, direction: str, raw: str, **more: Any) -> None:
         self._flush(ex)
@@ -278,10 +290,11 @@ class HttpRecorder:
                                 extra={**({"session": ex.session} if ex.session else {}), "transport": "http",
                                        "http": ex.summary(**more)})
 
-    def _note(self, ex: Exchange, event: str, text: str) -> None:
+    def _note(self, ex: Exchange, event: str, text: str, **more: Any) -> None:
         self._flush(ex)
         if self.records is not None:
-            self.records.meta(event, text, http=ex.summary())
+            self.records.meta(event, text, **({"session": ex.session} if ex.session else {}), http=ex.summary(),
+                              **more)
 
     def _flush(self, ex: Exchange) -> None:
         """Write the requests still held of exchanges before ``ex``: whatever comes next may be
@@ -292,6 +305,8 @@ class HttpRecorder:
     def request(self, ex: Exchange) -> None:
         if self.har:
             self.exchanges.append(ex)
+        if ex.method == "GET":
+            self._streams.append(ex)
         text = ex.body.decode("utf-8", "surrogateescape").strip()
         if text:
             ex.held.append(text)
@@ -314,8 +329,7 @@ class HttpRecorder:
                 self._record(ex, "c2s", text)
 
     def _refused(self, ex: Exchange) -> bool:
-        return ex.status == 0 or (ex.status >= 300 and ex.sse is None
-                                  and not _jsonrpc(b"".join(ex.answer).decode("utf-8", "replace")))
+        return ex.status >= 300 and ex.sse is None and not _jsonrpc(b"".join(ex.answer).decode("utf-8", "replace"))
 
     def response(self, ex: Exchange) -> None:
         if ex.content_type == "text/event-stream":
@@ -324,8 +338,10 @@ class HttpRecorder:
 
     def chunk(self, ex: Exchange, data: bytes) -> None:
         ex.size += len(data)
-        if self.har:
+        if self.har or ex.size <= EXCHANGE_BODY_LIMIT:
             ex.chunks.append((datetime.now(UTC), data))
+        elif ex.chunks:  # the canonical capture's exchange note keeps no body this large
+            ex.chunks = []
         if ex.sse is not None:
             self._events(ex, ex.sse.feed(data))
         elif self.records is not None:
@@ -354,9 +370,23 @@ class HttpRecorder:
             ex.answer = []
             if text and (_jsonrpc(text) or (ex.content_type or "").endswith("json") and 200 <= ex.status < 300):
                 self._record(ex, "s2c", text)
-        path = urlsplit(ex.url).path or "/"
-        self._note(ex, "http", f"{ex.method} {path} → {ex.status or 'no answer'}"
-                               + (f" ({ex.error})" if ex.error else ""))
+        self._exchange_note(ex)
+
+    def _exchange_note(self, ex: Exchange) -> None:
+        """The exchange's note with its HAR entry, which the reader turns into the facts the HTTP
+        rules judge. Written when it ends; a GET stream still open then, begun before it, gets its
+        note first with what it has so far (exchanges come in the order they began, as in a HAR)."""
+        for other in [s for s in self._streams if s is not ex and s.started <= ex.started]:
+            self._streams.remove(other)
+            other.noted = True
+            self._note(other, "http", f"{_said(other)} (stream open)", har=har_entry(other))
+        if ex in self._streams:
+            self._streams.remove(ex)
+        if ex.noted:
+            self._note(ex, "http-end", _said(ex))
+        else:
+            ex.noted = True
+            self._note(ex, "http", _said(ex), har=har_entry(ex))
 
     def har_document(self) -> dict[str, Any]:
         entries = [har_entry(ex) for ex in sorted(self.exchanges, key=lambda ex: ex.started)]

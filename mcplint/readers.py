@@ -284,6 +284,15 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                       session=str(session) if session is not None else None,
                       transport=transport if transport in _TRANSPORTS else None)
         if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit), kept as ``msg``
+            if envelope.get("event") == "http" and "har" in envelope:  # an HTTP exchange (capture --http)
+                from mcplint.formats.har import exchange_frame
+
+                http = envelope.get("http")
+                frame = exchange_frame(number, envelope["har"], http.get("entry") if isinstance(http, dict) else None,
+                                       ts=common["ts"], t=common["t"], session=common["session"])
+                if frame is not None:
+                    yield frame
+                    continue
             note = envelope.get("raw", "")
             yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
                         observed=False, msg=envelope, **common)
