@@ -341,8 +341,10 @@ def _widen_pipe(fd: int) -> None:
         pass
 
 
-def pump(source: io.BufferedReader, direction: str, recorder: Recorder, dest_fd: int | None) -> None:
-    """Copy ``source`` to ``dest_fd`` line by line, recording each line before forwarding it."""
+def pump(source: io.BufferedReader, direction: str, recorder: Recorder, dest_fd: int | None,
+         extra: dict[str, Any] | None = None, observe: Callable[[bytes], None] | None = None) -> None:
+    """Copy ``source`` to ``dest_fd`` line by line, recording each line (with ``extra`` members)
+    before forwarding it; ``observe`` gets each recorded line (``mcplint probe`` reads the answers)."""
     readline = source.readline
     record = recorder.record
     while True:
@@ -352,7 +354,10 @@ def pump(source: io.BufferedReader, direction: str, recorder: Recorder, dest_fd:
             return
         if not line:
             return
-        record(direction, memoryview(line)[:-1] if line[-1:] == b"\n" else line)  # no copy of big lines
+        raw = memoryview(line)[:-1] if line[-1:] == b"\n" else line  # no copy of big lines
+        record(direction, raw, extra)
+        if observe is not None:
+            observe(bytes(raw))
         if dest_fd is not None:
             try:
                 _write_all(dest_fd, line)
@@ -395,6 +400,33 @@ def _signal_name(number: int) -> str:
 def exit_status(returncode: int) -> int:
     """The proxy's own exit status for the server's ``returncode`` (shell convention)."""
     return 128 - returncode if returncode < 0 else returncode
+
+
+def record_exit(recorder: Recorder, returncode: int, how: str, steps: list[str], **fields: Any) -> str:
+    """Record how the server ended (the ``exit`` meta record, the last of its run); returns the text."""
+    ended = f"exited with status {returncode}" if returncode >= 0 else f"was killed by {_signal_name(-returncode)}"
+    text = f"server {ended} {how}" + (f" ({'; '.join(steps)})" if steps else "")
+    recorder.meta("exit", text, status=returncode if returncode >= 0 else None,
+                  signal=_signal_name(-returncode) if returncode < 0 else None, steps=steps, **fields)
+    return text
+
+
+def stop_server(proc: subprocess.Popen, grace: float) -> list[str]:
+    """End a server whose stdin the client has just closed, as the stdio transport says: wait
+    ``grace``, then SIGTERM, ``grace`` again, then SIGKILL. Returns the steps taken."""
+    steps: list[str] = []
+    for number in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            proc.wait(grace)
+            break
+        except subprocess.TimeoutExpired:
+            try:
+                proc.send_signal(number)
+            except OSError:
+                break
+            steps.append(f"no exit within {grace:g}s, sent {_signal_name(number)}")
+    proc.wait()
+    return steps
 
 
 class Capture:
@@ -486,11 +518,7 @@ class Capture:
             for thread in threads[1:3]:
                 thread.join(self.grace)
             returncode = proc.returncode
-            ended = (f"exited with status {returncode}" if returncode >= 0
-                     else f"was killed by {_signal_name(-returncode)}")
-            text = f"server {ended} {how}" + (f" ({'; '.join(self.steps)})" if self.steps else "")
-            self.recorder.meta("exit", text, status=returncode if returncode >= 0 else None,
-                               signal=_signal_name(-returncode) if returncode < 0 else None, steps=self.steps)
+            record_exit(self.recorder, returncode, how, self.steps)
             # a late signal from the host must not cut the file short; it does cut --lint short
             self.recorder.close(stop=lambda: bool(self._signals))
         finally:
