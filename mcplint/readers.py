@@ -525,7 +525,8 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
 FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claude_desktop", "mcplint.formats.vscode",
                                    "mcplint.formats.inspector", "mcplint.formats.mcpspy",
                                    "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code",
-                                   "mcplint.formats.cursor", "mcplint.formats.python_sdk")
+                                   "mcplint.formats.cursor", "mcplint.formats.python_sdk",
+                                   "mcplint.formats.mcp_proxy")
 
 for _module in FORMAT_MODULES:
     import importlib

@@ -260,6 +260,6 @@ def test_unknown_session_and_line_exit_2_naming_what_exists():
     assert _fails(mcplog, "--id", "99") == "mcplint: error: no message with id 99; ids: 0, 1, 2, 3"
     assert _fails(mcplog, har, "--line", "1") == "mcplint: error: --line needs exactly one input file (got 2)"
     assert _fails(str(ROOT / "samples"), "--line", "1").startswith(
-        "mcplint: error: --line needs exactly one input file (51 captures")
+        "mcplint: error: --line needs exactly one input file (52 captures")
     several = _fails(str(ROOT / "samples"), "--session", "nope")
-    assert several.startswith("mcplint: error: no session 'nope' in 51 files; sessions: ") and "more files" in several
+    assert several.startswith("mcplint: error: no session 'nope' in 52 files; sessions: ") and "more files" in several

@@ -531,6 +531,7 @@ HANDLERS: dict[str, type[LineHandler]] = {
     "claude-code-debug": LineHandler,
     "cursor": LineHandler,
     "python-sdk-log": LineHandler,
+    "mcp-proxy": LineHandler,
     # one JSON record per line (Claude Code's mcp-logs, MCPSpy's "raw" string is JSON inside JSON)
     "claude-code-mcp-logs": LineHandler,
     # a pretty-printed JSON document, redacted as one value

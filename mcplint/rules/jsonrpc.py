@@ -238,12 +238,27 @@ class ResponseUnknownId(Rule):
 
     def check(self, record, session):
         if record.answer == "unknown":
-            peer = record.direction.other.sender
-            yield self.report(record, f"Response id {fmt_id(record.id)} matches no request the {peer} sent",
-                              confidence="low" if session.midstream else None)
+            peer = record.direction.other
+            finding = self.report(record, f"Response id {fmt_id(record.id)} matches no request the {peer.sender} sent",
+                                  confidence="low" if session.midstream else None)
+            if peer in session.first_message:
+                yield finding
+                return
+            # nothing of the peer captured yet: reported at the end unless the log has one side only
+            held = session.state_for(self).setdefault(peer, [])
+            if len(held) < MAX_HELD:
+                held.append(finding)
         elif record.answer == "own-id":
             yield self.report(record, f"Response id {fmt_id(record.id)} matches a request of the "
                                       f"{record.direction.sender} itself, not of the {record.direction.other.sender}")
+
+    def finish(self, session):
+        held = session.kept_state(self)
+        return [finding for peer, found in held.items() if peer in session.first_message for finding in found]
+
+
+#: Unknown-id responses held until the session ends (the peer had not spoken yet), per side.
+MAX_HELD = 100
 
 
 @rule
