@@ -33,6 +33,7 @@ import ipaddress
 import json
 import os
 import re
+import signal
 import socket
 import sys
 import threading
@@ -592,6 +593,7 @@ class HttpCapture:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((self.host, self.port))
+            sock.listen(1024)  # connections made once the URL is announced wait for the server to start
         except OSError as exc:
             sock.close()
             raise ProxyError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
@@ -615,10 +617,16 @@ class HttpCapture:
         self._announce()
         self.records_meta("start", f"mcplint {__version__} capture --http {self.url} -> {self.upstream}")
         server = self._make_server()
+        # uvicorn stops on SIGINT/SIGTERM, then raises the signal again for the handler it found:
+        # the file must be written first, and the stop is the normal end of a recording
+        previous = signal.signal(signal.SIGTERM, lambda *_: None)
         try:
             server.run(sockets=[self.sock])
+        except KeyboardInterrupt:
+            pass
         finally:
             status = self.finish()
+            signal.signal(signal.SIGTERM, previous)
         return status
 
     def start(self, timeout: float = 10.0) -> str:
