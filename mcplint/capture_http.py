@@ -504,15 +504,18 @@ class Proxy:
     async def _send_or_disconnect(self, request, receive, anyio):
         """The upstream's answer (headers; the body streams), or None if the host disconnects first."""
         answer: list = []
-        async with anyio.create_task_group() as group:
-            async def watch() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                group.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as group:
+                async def watch() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    group.cancel_scope.cancel()
 
-            group.start_soon(watch)
-            answer.append(await self.client.send(request, stream=True))
-            group.cancel_scope.cancel()
+                group.start_soon(watch)
+                answer.append(await self.client.send(request, stream=True))
+                group.cancel_scope.cancel()
+        except ExceptionGroup as failed:  # the upstream's own error, not the task group's wrapper
+            raise failed.exceptions[0] from None
         return answer[0] if answer else None
 
     async def _stream(self, ex: Exchange, response, receive, send, anyio) -> Exception | None:

@@ -400,6 +400,10 @@ class InputFormat:
     read: Callable[[Iterable[tuple[bytes, bool]]], Iterator[Frame]]
     sniff: Callable[[list[str]], int]
     description: str
+    #: a format of binary files (mitmproxy flows): a head it claims is not rejected as binary
+    binary: bool = False
+    #: what the reader lacks on this installation (an optional extra), as a message; None: ready
+    missing: Callable[[], str | None] | None = None
 
 
 def _sniff_transcript(head: list[str]) -> int:
@@ -509,12 +513,18 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
     """
     lines = iter_lines(stream, max_line_bytes)
     head = lines.head(SNIFF_LINES, SNIFF_BYTES)
-    binary = binary_reason(b"\n".join(d for d, _ in head)[:8192]) if strict else None
+    fmt, score = (input_format, None) if input_format != "auto" else _scored([d for d, _ in head])
+    chosen = INPUT_FORMATS.get(fmt)
+    binary = None
+    if strict and not (chosen is not None and chosen.binary and score != 0):
+        binary = binary_reason(b"\n".join(d for d, _ in head)[:8192])
     if binary is not None:
         raise BinaryInput(f"binary file ({binary}), not an MCP capture")
+    problem = chosen.missing() if chosen is not None and chosen.missing is not None else None
+    if problem is not None:
+        raise UnknownFormat(problem)
     if input_format != "auto":
         return input_format, READERS[input_format](lines)
-    fmt, score = _scored([d for d, _ in head])
     if strict and score <= _sniff_jsonl([]) and _unknown(head, lines):
         raise UnknownFormat(f"not in a known input format (tried {', '.join(INPUT_FORMATS)}); "
                             "name one with --input-format")
@@ -526,7 +536,8 @@ FORMAT_MODULES: tuple[str, ...] = ("mcplint.formats.har", "mcplint.formats.claud
                                    "mcplint.formats.inspector", "mcplint.formats.mcpspy",
                                    "mcplint.formats.mcpsnoop", "mcplint.formats.go_sdk", "mcplint.formats.claude_code",
                                    "mcplint.formats.cursor", "mcplint.formats.python_sdk",
-                                   "mcplint.formats.mcp_proxy")
+                                   "mcplint.formats.mcp_proxy",
+                                   "mcplint.formats.mitmproxy")
 
 for _module in FORMAT_MODULES:
     import importlib

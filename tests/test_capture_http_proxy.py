@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -206,7 +207,7 @@ def test_an_upstream_that_is_down_gets_the_host_a_recorded_502(tmp_path):
                 answer = client.post(capture.url + "/mcp", json=INIT)
         finally:
             capture.stop()
-        assert answer.status_code == 502 and "upstream unreachable" in answer.text
+        assert answer.status_code == 502 and "upstream unreachable: ConnectError" in answer.text
         text = out.read_text(encoding="utf-8")
         if out.suffix == ".har":
             response = json.loads(text)["log"]["entries"][0]["response"]
@@ -366,3 +367,32 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, says):
     done = subprocess.run([sys.executable, "-m", "mcplint", "capture", *args], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def self_signed(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl makes the test certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return key, cert
+
+
+def test_an_https_upstream_is_verified_unless_insecure(self_signed, tmp_path):
+    key, cert = self_signed
+    with serve(Upstream(), ssl_keyfile=str(key), ssl_certfile=str(cert)) as url:
+        assert url.startswith("https://")
+        statuses = []
+        for insecure in (False, True):
+            capture = _proxy(url + "/mcp", tmp_path / f"{insecure}.har", insecure=insecure)
+            try:
+                with httpx2.Client(timeout=20) as client:
+                    answer = client.post(capture.url + "/", json=INIT)
+            finally:
+                capture.stop()
+            statuses.append(answer.status_code)
+            if not insecure:
+                assert "certificate" in answer.text.lower()
+    assert statuses == [502, 200]

@@ -186,8 +186,9 @@ class Recorder:
 
 
 @contextlib.contextmanager
-def serve(app, timeout: float = 10.0) -> Iterator[str]:
-    """Run ``app`` with uvicorn on a loopback ephemeral port; yields ``http://127.0.0.1:<port>``."""
+def serve(app, timeout: float = 10.0, **config: Any) -> Iterator[str]:
+    """Run ``app`` with uvicorn on a loopback ephemeral port; yields ``http://127.0.0.1:<port>``
+    (``https://`` when ``config`` names ``ssl_certfile``; ``config`` goes to ``uvicorn.Config``)."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -195,7 +196,7 @@ def serve(app, timeout: float = 10.0) -> Iterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="on", ws="none",
-                                           timeout_graceful_shutdown=2))
+                                           timeout_graceful_shutdown=2, **config))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + timeout
@@ -204,7 +205,7 @@ def serve(app, timeout: float = 10.0) -> Iterator[str]:
             raise RuntimeError("the loopback server did not start")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"{'https' if config.get('ssl_certfile') else 'http'}://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout)
