@@ -257,7 +257,7 @@ def _followed_once(path: Path, max_line_bytes: int = 64 << 20) -> list[tuple[int
     return sorted((f.line, f.code) for f in found)
 
 
-LINE_BASED = [p for p in sorted(SAMPLES.iterdir()) if p.suffix not in (".md", ".har") and "inspector" not in p.name]
+LINE_BASED = [p for p in sorted(SAMPLES.iterdir()) if p.suffix not in (".md", ".har", ".flow") and "inspector" not in p.name]
 
 
 @pytest.mark.parametrize("sample", LINE_BASED, ids=lambda p: p.name)

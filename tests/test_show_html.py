@@ -5,6 +5,7 @@ reads at 1400 px and on a narrow window (tested in headless Chromium, screenshot
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import re
 import shutil
@@ -19,7 +20,9 @@ from mcplint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
-SAMPLE_FILES = sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
+#: (mitmproxy flow files only where the optional extra that reads them is installed)
+SAMPLE_FILES = sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md"
+                      and (p.suffix != ".flow" or importlib.util.find_spec("mitmproxy") is not None))
 
 #: one sample per input format
 BY_FORMAT = {
