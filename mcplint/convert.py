@@ -11,7 +11,8 @@ mcplint infers, as ``check`` would. Then, in the order mcplint analyses them:
   CRLF line ends and byte order marks of a message are kept in ``raw``.
 - ``--to jsonl``: each message (or other wire line) as it was sent, one per line.
 
-Comments and log decoration are dropped. A line the reader could not interpret, and a message
+Notes a reader made of a line (an exit, a host log's event: ``msg`` with ``"dir": "meta"``) are
+kept as ``meta`` records with their facts; other comments and log decoration are dropped. A line the reader could not interpret, and a message
 whose direction is unknown (``--to capture`` needs one), are not written: each is reported as a
 warning with its line number, and the conversion goes on.
 
@@ -64,6 +65,10 @@ class _Writer(Tracker):
         self.out = _Redacting(out, HANDLERS[to](redactor))
 
     def commit(self, record: Record, session: Any) -> None:
+        if record.kind is Kind.COMMENT and self.to == "capture" and type(record.msg) is dict \
+                and record.msg.get("dir") == "meta":
+            self._note(record)
+            return
         if record.parent is not None or record.kind in _SKIPPED:
             return
         if record.kind is Kind.TEXT and "blank" in record.flags:
@@ -82,6 +87,17 @@ class _Writer(Tracker):
             self.warn(record.line, "direction unknown (neither stated by the input nor inferable); not converted")
             return
         self._emit(record, direction, raw)
+
+    def _note(self, record: Record) -> None:
+        """A reader's note carrying facts (an exit, a host log's event) as a ``meta`` record, so
+        ``diagnose`` and ``show`` read the converted capture as they read the input."""
+        out: dict[str, Any] = {"ts": record.ts if record.ts is not None else record.t, **record.msg}
+        if "events-only" in record.flags:
+            out["events_only"] = True
+        if record.session_key is not None:
+            out["session"] = record.session_key
+        self.out.write(orjson.dumps(out, option=orjson.OPT_NON_STR_KEYS, default=str).decode("utf-8") + "\n")
+        self.result.written += 1
 
     def _emit(self, record: Record, direction: str, raw: str) -> None:
         out: dict[str, Any] = {"ts": record.ts if record.ts is not None else record.t, "dir": direction, "raw": raw}

@@ -214,6 +214,7 @@ _DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
 _CAPTURE_DIRS = ("c2s", "s2c", "stderr", "meta")
 _TRANSPORTS = ("stdio", "http")  # a record's "transport": rules that differ by transport read it
 _UNREAD = object()
+_EVENTS_ONLY = frozenset({"events-only"})  # a meta record of a host log of events (see convert)
 
 
 def parse_ts(ts: Any) -> float | None:
@@ -295,7 +296,8 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                     continue
             note = envelope.get("raw", "")
             yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
-                        observed=False, msg=envelope, **common)
+                        observed=False, msg=envelope, flags=_EVENTS_ONLY if envelope.get("events_only") is True
+                        else frozenset(), **common)
             continue
         if envelope["dir"] == "stderr":
             raw = envelope.get("raw", envelope.get("text", ""))

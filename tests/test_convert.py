@@ -19,7 +19,7 @@ CONVERTIBLE = ["claude-desktop-mcp-server-weather.log", "claude-desktop-mcp-serv
                "mcpsnoop-weather.jsonl", "go-sdk-logging-transport-server.log", "stdout-banner.mcplog",
                "clean-2025-06-18.mcplog", "clean-transcript-2025-06-18.transcript",
                "claude-code-mcp-logs-weather.jsonl", "claude-code-debug.txt", "cursor-mcp-logs.log",
-               "python-sdk-client-debug.log"]
+               "python-sdk-client-debug.log", "mcp-proxy-debug.log"]
 
 
 def convert(data: bytes, to: str = "capture", fmt: str = "auto"):
@@ -58,7 +58,8 @@ def test_capture_records_carry_time_direction_session_and_stderr():
     assert records[0] == {"ts": "2025-06-23T03:35:12.094Z", "dir": "c2s", "raw": records[0]["raw"],
                           "session": "weather#2"}
     assert orjson.loads(records[0]["raw"])["method"] == "initialize"
-    assert {r["dir"] for r in records} == {"c2s", "s2c"}
+    assert {r["dir"] for r in records} == {"c2s", "s2c", "meta"}  # meta: how connections ended
+    assert all(r["event"] in ("exit", "closed") for r in records if r["dir"] == "meta")
     text, _, _ = convert(sample("mcpsnoop-weather.jsonl"))
     records = [orjson.loads(line) for line in text.splitlines()]
     ready = next(r for r in records if r["raw"] == "INFO:weather:weather server 1.5.0 ready on stdio")
@@ -113,7 +114,7 @@ def test_cli(tmp_path):
     out = tmp_path / "out.mcplog"
     result = runner.invoke(main, ["convert", str(SAMPLES / "vscode-mcp-output-weather.log"), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_text().count("\n") == 16  # 11 messages and 5 stderr lines
+    assert out.read_text().count("\n") == 20  # 11 messages, 5 stderr lines and 4 connection endings
     check = runner.invoke(main, ["check", "--output-format", "concise", str(out)])
     assert "HX001" in check.output
     result = runner.invoke(main, ["convert", "--to", "jsonl", "-"], input=sample("mcpspy-weather.jsonl"))
@@ -127,3 +128,14 @@ def test_cli(tmp_path):
     result = runner.invoke(main, ["convert", "--input-format", "mcpsnoop", "-"], input=garbage)
     assert result.exit_code == 0
     assert "mcplint: warning: -:1: mcpsnoop record is not JSON" in result.stderr
+
+
+def test_events_of_a_host_log_are_kept_as_meta_records_for_diagnose():
+    text, warnings, _ = convert(sample("claude-code-debug.txt"))
+    records = [orjson.loads(line) for line in text.splitlines()]
+    notes = [r for r in records if r["dir"] == "meta"]
+    assert warnings == [] and notes and all(r.get("events_only") for r in notes)
+    assert {"Starting connection with timeout of 30000ms", "Sending SIGINT to MCP server process"} <= {
+        r["raw"] for r in notes}
+    (info,) = [f for f in lint(text.encode(), "capture") if f.code == "IO014"]
+    assert info.severity.value == "info"
