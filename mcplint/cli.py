@@ -671,3 +671,119 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
                            Redactor(RedactOptions(key=os.environ.get("MCPLINT_REDACT_KEY") or None)))
         except UnknownFormat as exc:
             fail(f"{name}: {exc}")
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default=None, envvar="MCPLINT_OUTPUT_FORMAT",
+              help="Output format of the findings (default: full, or output-format from the configuration).")
+@click.option("-o", "--output-file", "capture_file", metavar="FILE",
+              help="Keep the recorded session in FILE (canonical capture; mcplint check/show/diagnose read it).")
+@click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour text output (auto: on a terminal, honouring NO_COLOR and FORCE_COLOR).")
+@click.option("--select", multiple=True, metavar="RULES", help="Rules to run (as check).")
+@click.option("--extend-select", multiple=True, metavar="RULES", help="Rules to add to the selection.")
+@click.option("--ignore", multiple=True, metavar="RULES", help="Rules to skip.")
+@click.option("--fail-on", type=SEVERITIES, help="Exit 1 when a finding has at least this severity [default: error].")
+@click.option("--min-severity", type=SEVERITIES, help="Hide findings below this severity [default: info].")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings exceed --fail-on or the server hung.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary line, no notes.")
+@click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH", help="Also write FORMAT to PATH.")
+@click.option("--config", "config_file", metavar="PATH", help="Configuration file (as check).")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, metavar="SECONDS",
+              help="How long to wait for each answer before the server counts as hung.")
+@click.option("--grace", type=click.FloatRange(min=0), default=2.0, show_default=True, metavar="SECONDS",
+              help="Wait this long after closing the server's stdin before SIGTERM, and after SIGTERM before SIGKILL.")
+@click.option("--call-tools", is_flag=True,
+              help="Also call the server's tools with arguments made from their inputSchema (this runs them!).")
+@click.option("--tool", "tools", multiple=True, metavar="NAME", help="With --call-tools: only this tool (repeatable).")
+@click.option("--cancel-after", type=click.FloatRange(min=0.1), metavar="SECONDS",
+              help="With --call-tools: cancel a tool call still running after this long (else it may take --timeout).")
+@click.option("-y", "--yes", is_flag=True, help="With --call-tools: do not ask before calling tools.")
+@click.option("--page-limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Follow nextCursor for at most this many pages per list method.")
+@click.option("--url", metavar="URL", help="Probe a Streamable HTTP server at URL instead of a command.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARGS]...]")
+@click.pass_context
+def probe(ctx, output_format, capture_file, color, select, extend_select, ignore, fail_on, min_severity, exit_zero,
+          quiet, reports, config_file, isolated, timeout, grace, call_tools, tools, cancel_after, yes, page_limit,
+          url, command) -> None:
+    """Check a server without a host: run a scripted client session against it and lint it.
+
+    `mcplint probe -- python server.py` starts the server as a child (as capture does) and drives
+    the handshake with every revision, every declared list, the error paths and the shutdown; no
+    tool runs unless --call-tools. The session is linted as check lints a capture.
+    Exit status: 0 clean, 1 findings at or above --fail-on, or the server crashed, hung or refused
+    the handshake, 2 mcplint could not do its job, 130 interrupted.
+    """
+    import tempfile
+
+    from mcplint.probe import ProbeOptions, provoked, run_probe
+
+    if url:
+        fail("probe --url (Streamable HTTP) is not implemented yet; probe a stdio server with -- COMMAND")
+    if not command:
+        fail("probe needs a server command after -- (mcplint probe -- python server.py)")
+    if (tools or cancel_after is not None) and not call_tools:
+        fail("--tool and --cancel-after need --call-tools")
+    inputs = Inputs((), "auto", None, "-", (), (), None, None, False, None, config_file, isolated, False)
+    settings = inputs.settings(ctx, select=select, extend_select=extend_select, ignore=ignore, fail_on=fail_on,
+                               min_severity=min_severity, output_format=output_format)
+    outputs = [(settings.output_format, OutputFile(None)),
+               *((fmt, OutputFile(path, what="report file")) for fmt, path in map(_report_spec, reports))]
+    options = ProbeOptions(timeout=timeout, grace=grace, call_tools=call_tools, tools=tuple(tools),
+                           cancel_after=cancel_after, page_limit=page_limit)
+    keep = capture_file
+    if keep is None:
+        handle, path = tempfile.mkstemp(prefix="mcplint-probe-", suffix=".mcplog")
+        os.close(handle)
+    else:
+        path = keep
+    try:
+        for _, out in outputs:
+            out.open()
+        try:
+            run = run_probe(list(command), path, options, _tool_confirmation(yes))
+        except OSError as exc:
+            fail(f"cannot write the capture: {exc.filename or path}: {exc.strerror or exc}")
+        findings, summary = lint_paths([path], settings.rules, LintOptions(
+            rule_options=settings.rule_options, max_line_bytes=settings.max_line_bytes))
+        findings, hidden_own = provoked(findings, run)
+        reported = apply_settings(findings, settings, min_severity=Severity.INFO)
+        visible = _at_least(reported, settings.min_severity)
+        summary.fail_on = settings.fail_on
+        for f in reported:
+            if f.severity.rank < settings.min_severity.rank:
+                summary.hidden[f.severity] = summary.hidden.get(f.severity, 0) + 1
+        for index, (fmt, out) in enumerate(outputs):
+            _render(fmt, visible, summary, out.stream, color if index == 0 else "never", quiet)
+            out.commit()
+    finally:
+        for _, out in outputs:
+            out.discard()
+        if keep is None:
+            os.unlink(path)
+    for event in run.events:
+        say(f"mcplint probe: {'' if event.fatal else 'note: '}{event.line()}")
+    if not quiet:
+        say(f"mcplint probe: {_count(len(run.sessions), 'session')}"
+            + (f"; {_count(hidden_own, 'finding')} on the probe's deliberate violations not shown" if hidden_own else "")
+            + (f"; capture kept in {keep}" if keep else ""))
+    if summary.crashes:
+        say("mcplint: some checks failed on this input; please report it (MCPLINT_DEBUG=1 shows more)")
+        sys.exit(EXIT_ERROR)
+    if not exit_zero and (run.failed or exceeds(reported, settings.fail_on)):
+        sys.exit(EXIT_FINDINGS)
+
+
+def _tool_confirmation(yes: bool):
+    """--call-tools asks before running tools, unless -y; without a terminal to ask, -y is needed."""
+    def confirm(names: list[str]) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            warn(f"--call-tools would run {len(names)} tool(s) and cannot ask here: pass -y to run them; "
+                 "no tool was called")
+            return False
+        return click.confirm(f"Call {len(names)} tool(s) of this server ({shown(', '.join(names))})?", err=True)
+    return confirm

@@ -1,0 +1,403 @@
+"""``mcplint probe``: drive a scripted client session against a server and record it.
+
+The script (each step safe: no tool runs unless ``call_tools``), in sessions of their own:
+
+- ``main``: ``initialize`` with the newest handshake revision, ``ping`` before and after
+  ``notifications/initialized``, every list method the server declared (every page, up to
+  ``page_limit``), a fabricated cursor, the list methods it did not declare, then the error layers
+  (unknown tool, unknown prompt, prompt without its required arguments, missing resource, unknown
+  method) and, with ``call_tools``, tool calls with generated arguments;
+- ``version-*``: ``initialize`` with each older revision and with an unknown future one;
+- ``malformed``: a request without ``method``, a reused id and a batch, each followed by a ping;
+- ``discover``: 2026-07-28 ``server/discover``.
+
+Deliberate violations of the probe itself carry a ``probe`` member in their record, so that the
+findings they provoke on the client's side can be told from real ones. A request that is not
+answered within ``timeout`` is a hang: reported at its lifecycle stage (the stage names of
+``mcplint diagnose``), cancelled where the spec allows, and the script goes on in a new session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplint import __version__, protocol
+from mcplint.capture import Recorder
+from mcplint.diagnose import STAGES
+from mcplint.probe_args import arguments_for, invalid_arguments
+from mcplint.probe_stdio import Reply, StartError, StdioLink
+
+FUTURE_VERSION = "2099-01-01"
+CLIENT_INFO = {"name": "mcplint-probe", "version": __version__}
+MISSING = "mcplint-probe-missing"
+#: list methods per server capability, with the member holding the items
+LISTS = {"tools": [("tools/list", "tools")], "prompts": [("prompts/list", "prompts")],
+         "resources": [("resources/list", "resources"), ("resources/templates/list", "resourceTemplates")]}
+_STAGE_LABELS = dict(STAGES)
+
+
+@dataclass
+class ProbeOptions:
+    timeout: float = 10.0
+    grace: float = 2.0
+    call_tools: bool = False
+    tools: tuple[str, ...] = ()  # only these tools (empty: all)
+    cancel_after: float | None = None
+    page_limit: int = 20
+    env: dict[str, str] | None = None
+
+
+@dataclass
+class Event:
+    """Something the probe observed itself: a hang, a crash, a refused handshake."""
+
+    session: str
+    text: str
+    stage: str | None = None
+    fatal: bool = True  # the server failed (exit status 1 unless --exit-zero)
+
+    def line(self) -> str:
+        where = f" (stage: {_STAGE_LABELS.get(self.stage, self.stage)})" if self.stage else ""
+        return f"{self.session}: {self.text}{where}"
+
+
+@dataclass
+class Session:
+    """One probe session: its link, the negotiated revision, what the server declared."""
+
+    link: StdioLink
+    name: str
+    version: str | None = None
+    capabilities: dict = field(default_factory=dict)
+    stage: str = "transport"
+    listed: dict[str, list] = field(default_factory=dict)  # list method -> items
+    stuck: bool = False
+
+
+class Probe:
+    """Runs the script against ``command``, recording into ``recorder``; ``events`` say what happened."""
+
+    def __init__(self, command: list[str], recorder: Recorder, options: ProbeOptions,
+                 confirm_tools: Callable[[list[str]], bool] = lambda names: True):
+        self.command = command
+        self.recorder = recorder
+        self.options = options
+        self.confirm_tools = confirm_tools
+        self.events: list[Event] = []
+        self.steps: list[str] = []  # what ran, for the summary
+        self._count = 0
+
+    # -- the script ------------------------------------------------------------------------------
+    def run(self) -> None:
+        main = self._open("main", protocol.LATEST_LEGACY, ping_early=True)
+        if main is None:
+            return  # no handshake at all: every other session would fail the same way
+        self._steps(main, [self._ping, self._discovery, self._fabricated_cursor, self._undeclared_lists,
+                           self._error_layers, self._tool_calls, self._ping])
+        for version in [v for v in protocol.VERSIONS if v in protocol.LEGACY and v != protocol.LATEST_LEGACY]:
+            self._close(self._open(f"version-{version}", version, ping_late=True))
+        self._close(self._open("version-future", FUTURE_VERSION, ping_late=True))
+        self._steps(self._open("malformed", protocol.LATEST_LEGACY),
+                    [self._malformed, self._reused_id, self._batch])
+        self._discover()
+
+    def _steps(self, session: Session | None, steps: list[Callable[[Session], None]]) -> None:
+        """Run ``steps``; after a hang, go on in a new session of the same revision."""
+        for step in steps:
+            if session is None:
+                return
+            if session.stuck or not session.link.alive:
+                self._close(session)
+                session = self._open(session.name + "+", session.version or protocol.LATEST_LEGACY)
+                if session is None:
+                    return
+            step(session)
+        self._close(session)
+
+    # -- sessions --------------------------------------------------------------------------------
+    def _open(self, name: str, version: str, ping_early: bool = False, ping_late: bool = False) -> Session | None:
+        self._count += 1
+        label = f"probe {self._count} {name}"
+        self.steps.append(label)
+        link = StdioLink(self.command, self.recorder, label, self.options.grace, self.options.env)
+        try:
+            link.start()
+        except StartError as exc:
+            self.events.append(Event(label, str(exc)))
+            return None
+        session = Session(link, name)
+        _, reply = self._request(session, "initialize", {
+            "protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}, stage="initialize_sent",
+            **({"probe": "future-version"} if version == FUTURE_VERSION else {}))
+        if not reply.ok:
+            if reply.kind == "error":
+                self.events.append(Event(label, f"initialize with {version} was refused: "
+                                                f"{_error_text(reply.value)}", "initialize_sent",
+                                         fatal=version == protocol.LATEST_LEGACY))
+            self._close(session)
+            return None
+        session.stage = "initialize_answered"
+        result = reply.value if isinstance(reply.value, dict) else {}
+        answered = result.get("protocolVersion")
+        caps = result.get("capabilities")
+        session.capabilities = caps if isinstance(caps, dict) else {}
+        if answered not in protocol.LEGACY:  # a client that cannot speak it disconnects
+            self.events.append(Event(label, f"initialize with {version} was answered with protocolVersion "
+                                            f"{answered!r}, which mcplint cannot speak; session ended",
+                                     fatal=False))
+            self._close(session)
+            return None
+        session.version = answered
+        if ping_early:
+            self._ping(session)
+        session.link.notify("notifications/initialized")
+        session.stage = "initialized_sent"
+        if ping_late:
+            self._ping(session)
+        return session
+
+    def _close(self, session: Session | None) -> None:
+        if session is None:
+            return
+        link = session.link
+        crashed = link.ended is None and not link.alive
+        ended = link.close()
+        if crashed:  # it ended, or closed stdout, before the probe was done
+            self.events.append(Event(link.session, f"the server ended before the probe closed the session: "
+                                                   f"{ended}", session.stage))
+
+    def _request(self, session: Session, method: str, params: dict | None, stage: str | None = None,
+                 timeout: float | None = None, **marks: Any) -> tuple[Any, Reply]:
+        """A request with the probe's timeout; a hang is reported at the session's stage and the
+        request cancelled (never ``initialize``)."""
+        if stage is not None:
+            session.stage = stage
+        rid, reply = session.link.request(method, params, timeout or self.options.timeout, **marks)
+        if reply.kind == "timeout":
+            self._hang(session, rid, method, reply)
+        elif reply.kind == "closed":
+            session.stuck = True
+        return rid, reply
+
+    def _hang(self, session: Session, rid: Any, method: str, reply: Reply) -> None:
+        self.events.append(Event(session.link.session, f"{method} (id {rid}) was not answered within "
+                                                       f"{reply.seconds:g}s", session.stage))
+        if method == "initialize":
+            return
+        session.link.notify("notifications/cancelled", {"requestId": rid, "reason": "mcplint probe: timeout"})
+        _, alive = session.link.request("ping", None, min(self.options.timeout, 2.0))
+        session.stuck = not alive.ok
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _ping(self, session: Session) -> None:
+        self._request(session, "ping", None)
+
+    def _declared(self, session: Session) -> list[tuple[str, str]]:
+        return [entry for cap, entries in LISTS.items() if cap in session.capabilities for entry in entries]
+
+    def _discovery(self, session: Session) -> None:
+        for method, member in self._declared(session):
+            items: list = []
+            cursor = None
+            for _ in range(self.options.page_limit):
+                _, reply = self._request(session, method, {"cursor": cursor} if cursor is not None else None)
+                if not reply.ok or not isinstance(reply.value, dict):
+                    break
+                page = reply.value.get(member)
+                items.extend(page if isinstance(page, list) else [])
+                cursor = reply.value.get("nextCursor")
+                if not isinstance(cursor, str) or session.stuck:
+                    break
+            else:
+                self.events.append(Event(session.link.session, f"{method} still had a nextCursor after "
+                                                               f"{self.options.page_limit} pages", fatal=False))
+            session.listed[method] = items
+            if method == "tools/list":
+                session.stage = "tools_listed"
+
+    def _fabricated_cursor(self, session: Session) -> None:
+        declared = self._declared(session)
+        if declared:
+            self._request(session, declared[0][0], {"cursor": "mcplint-probe-fabricated-cursor"}, probe="cursor")
+
+    def _undeclared_lists(self, session: Session) -> None:
+        for capability, entries in LISTS.items():
+            if capability not in session.capabilities:
+                self._request(session, entries[0][0], None, probe="undeclared")
+
+    def _error_layers(self, session: Session) -> None:
+        caps = session.capabilities
+        if "tools" in caps:
+            self._request(session, "tools/call", {"name": MISSING, "arguments": {}}, probe="unknown-tool")
+        if "prompts" in caps:
+            self._request(session, "prompts/get", {"name": MISSING}, probe="unknown-prompt")
+            needy = next((p for p in session.listed.get("prompts/list", []) if isinstance(p, dict)
+                          and isinstance(p.get("name"), str) and _required_arguments(p)), None)
+            if needy is not None:
+                self._request(session, "prompts/get", {"name": needy["name"]}, probe="missing-arguments")
+        if "resources" in caps:
+            self._request(session, "resources/read", {"uri": f"file:///{MISSING}"}, probe="missing-resource")
+        self._request(session, "mcplint/probe-unknown-method", None, probe="unknown-method")
+
+    def _tool_calls(self, session: Session) -> None:
+        if not self.options.call_tools or "tools" not in session.capabilities:
+            return
+        tools = [t for t in session.listed.get("tools/list", []) if isinstance(t, dict) and isinstance(t.get("name"), str)
+                 and (not self.options.tools or t["name"] in self.options.tools)]
+        if not tools or not self.confirm_tools([t["name"] for t in tools]):
+            return
+        for tool in tools:
+            schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
+            self._call(session, tool["name"], arguments_for(schema))
+            if session.stuck:
+                return
+            wrong = invalid_arguments(schema)
+            if wrong is not None:
+                self._call(session, tool["name"], wrong, probe="invalid-arguments")
+            if session.stuck:
+                return
+
+    def _call(self, session: Session, name: str, arguments: dict, **marks: Any) -> None:
+        link = session.link
+        rid = link.new_id()
+        params = {"name": name, "arguments": arguments, "_meta": {"progressToken": f"mcplint-probe-{rid}"}}
+        session.stage = "tool_called"
+        limit = self.options.cancel_after
+        _, reply = link.request("tools/call", params, limit or self.options.timeout, request_id=rid, **marks)
+        if reply.kind == "timeout" and limit is not None:  # a slow tool: cancel it, as a user would
+            link.notify("notifications/cancelled", {"requestId": rid, "reason": "mcplint probe: --cancel-after"})
+            self.events.append(Event(link.session, f"tools/call {name} cancelled after {limit:g}s", fatal=False))
+            _, alive = link.request("ping", None, self.options.timeout)
+            session.stuck = not alive.ok
+        elif reply.kind == "timeout":
+            self._hang(session, rid, f"tools/call {name}", reply)
+        elif reply.kind == "closed":
+            session.stuck = True
+        else:
+            session.stage = "tool_returned"
+
+    def _malformed(self, session: Session) -> None:
+        session.link.send({"jsonrpc": "2.0", "id": session.link.new_id(), "params": {}}, probe="no-method")
+        self._ping(session)
+
+    def _reused_id(self, session: Session) -> None:
+        rid, reply = self._request(session, "ping", None)
+        if reply.ok:
+            self._request(session, "ping", None, request_id=rid, probe="reused-id")
+
+    def _batch(self, session: Session) -> None:
+        if not protocol.at_least(session.version, protocol.V2025_06_18):
+            return  # batches are allowed before 2025-06-18: nothing to provoke
+        link = session.link
+        link.send([{"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"},
+                   {"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"}], probe="batch")
+        self._ping(session)
+
+    def _discover(self) -> None:
+        """2026-07-28 ``server/discover`` in a session of its own (a stateless request)."""
+        self._count += 1
+        label = f"probe {self._count} discover"
+        self.steps.append(label)
+        link = StdioLink(self.command, self.recorder, label, self.options.grace, self.options.env)
+        try:
+            link.start()
+        except StartError as exc:
+            self.events.append(Event(label, str(exc)))
+            return
+        session = Session(link, "discover")
+        meta = {protocol.PROTOCOL_VERSION_META: protocol.V2026_07_28, protocol.CLIENT_CAPABILITIES_META: {},
+                "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
+        self._request(session, "server/discover", {"_meta": meta})
+        self._close(session)
+
+
+def _required_arguments(prompt: dict) -> bool:
+    arguments = prompt.get("arguments")
+    return isinstance(arguments, list) and any(isinstance(a, dict) and a.get("required") is True for a in arguments)
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        return f"{error.get('code')} {error.get('message')}"
+    return repr(error)
+
+
+# -- a whole run -------------------------------------------------------------------------------------
+#: Server findings that are the right reaction to a deliberate step (by its ``probe`` mark): a server
+#: answering an unknown revision with one it supports is what the negotiation asks (LC011 notes any
+#: answer other than the requested revision).
+EXPECTED_REACTIONS = {"future-version": frozenset({"LC011"})}
+
+
+@dataclass
+class Provocations:
+    """Where the probe's deliberate violations are in the capture: lines, and (session, id) of requests."""
+
+    lines: dict[int, str] = field(default_factory=dict)
+    requests: dict[tuple[str | None, Any], str] = field(default_factory=dict)
+
+
+@dataclass
+class ProbeRun:
+    """The recorded capture of a probe and what the probe observed."""
+
+    path: str
+    events: list[Event]
+    sessions: list[str]
+    provocations: Provocations
+
+    @property
+    def failed(self) -> bool:
+        return any(e.fatal for e in self.events)
+
+
+def run_probe(command: list[str], path: str, options: ProbeOptions,
+              confirm_tools: Callable[[list[str]], bool] = lambda names: True) -> ProbeRun:
+    """Probe ``command`` over stdio, recording to ``path`` (canonical capture)."""
+    with open(path, "wb") as out:
+        recorder = Recorder(out)
+        probe = Probe(command, recorder, options, confirm_tools)
+        try:
+            probe.run()
+        finally:
+            recorder.close()
+    if recorder.error:
+        raise OSError(f"could not write {path}: {recorder.error}")
+    return ProbeRun(path, probe.events, probe.steps, provocations(path))
+
+
+def provocations(path: str) -> Provocations:
+    """The records the probe marked as its own deliberate violations (a ``probe`` member)."""
+    import orjson
+
+    found = Provocations()
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if b'"probe":' not in line:
+                continue
+            try:
+                record = orjson.loads(line)
+                message = orjson.loads(record["raw"])
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                continue
+            found.lines[number] = record["probe"]
+            if isinstance(message, dict) and "id" in message:
+                found.requests[(record.get("session"), message["id"])] = record["probe"]
+    return found
+
+
+def provoked(findings: list, run: ProbeRun) -> tuple[list, int]:
+    """Findings without those the probe's deliberate violations provoke by design: the client's
+    side of them, and the expected reactions of the server; and how many were left out."""
+    marks = run.provocations
+
+    def deliberate(f) -> bool:
+        if f.party == "client" and f.line in marks.lines:
+            return True
+        mark = marks.requests.get((f.session, f.id))
+        return mark is not None and f.code in EXPECTED_REACTIONS.get(mark, ())
+
+    kept = [f for f in findings if not deliberate(f)]
+    return kept, len(findings) - len(kept)
