@@ -27,7 +27,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_WIRES] = []
-    config.addinivalue_line("markers", "mcplint: (mcplint) tests whose MCP traffic mcp_wire records")
     for spec in config.getoption("mcplint_report"):
         fmt, sep, path = spec.partition("=")
         if not sep or not fmt or not path:

@@ -113,8 +113,8 @@ class Wire:
 
     def record(self, direction: str, message: Any, session: str) -> None:
         """Record one message (an SDK ``SessionMessage``, a pydantic message or JSON text)."""
-        inner = getattr(message, "message", message)
-        if isinstance(inner, Exception):
+        inner = message if isinstance(message, Exception) else getattr(message, "message", message)
+        if isinstance(inner, Exception):  # what a transport hands the session when it cannot read a message
             self._add(encode_meta(format_ts(time.time()), "error", f"transport error: {inner!r}", session=session))
             return
         if hasattr(inner, "model_dump_json"):

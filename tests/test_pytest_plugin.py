@@ -223,3 +223,30 @@ def test_the_readme_example_passes(pytester):
     code = readme.split("\n## In pytest\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     pytester.makepyfile(test_readme_example=code)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_streams_record_a_server_side_pair(tmp_path):
+    """``side="server"``: what the server writes is s2c, what it reads c2s; a transport error is
+    a meta note, not traffic; closing the write side notes that the server ended the connection."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    wire = Wire(tmp_path / "w.mcplog")
+
+    async def main():
+        send, receive = anyio.create_memory_object_stream(10)
+        read, write = wire.streams(receive, send, side="server")
+        note = types.JSONRPCNotification(jsonrpc="2.0", method="notifications/tools/list_changed")
+        await write.send(SessionMessage(note))
+        await send.send(ValueError("bad line"))
+        assert (await read.receive()).message == note
+        assert isinstance(await read.receive(), ValueError)
+        await write.aclose()
+
+    anyio.run(main)
+    records = wire.records
+    assert [(r["dir"], r.get("event")) for r in records] == [("s2c", None), ("c2s", None), ("meta", "error"),
+                                                             ("meta", "closed")]
+    assert records[0]["raw"] == '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+    assert records[3]["by"] == "server" and {r["session"] for r in records} == {"1"}
