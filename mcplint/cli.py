@@ -719,6 +719,7 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
     import tempfile
 
     from mcplint.probe import ProbeOptions, provoked, run_probe
+    from mcplint.probe_stdio import StartError
 
     if url:
         fail("probe --url (Streamable HTTP) is not implemented yet; probe a stdio server with -- COMMAND")
@@ -744,6 +745,8 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
             out.open()
         try:
             run = run_probe(list(command), path, options, _tool_confirmation(yes))
+        except StartError as exc:
+            fail(str(exc))
         except OSError as exc:
             fail(f"cannot write the capture: {exc.filename or path}: {exc.strerror or exc}")
         findings, summary = lint_paths([path], settings.rules, LintOptions(

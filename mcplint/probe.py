@@ -125,6 +125,8 @@ class Probe:
         try:
             link.start()
         except StartError as exc:
+            if self._count == 1:
+                raise
             self.events.append(Event(label, str(exc)))
             return None
         session = Session(link, name)
@@ -144,9 +146,13 @@ class Probe:
         caps = result.get("capabilities")
         session.capabilities = caps if isinstance(caps, dict) else {}
         if answered not in protocol.LEGACY:  # a client that cannot speak it disconnects
-            self.events.append(Event(label, f"initialize with {version} was answered with protocolVersion "
-                                            f"{answered!r}, which mcplint cannot speak; session ended",
-                                     fatal=False))
+            if answered == version == FUTURE_VERSION:
+                self.events.append(Event(label, f"the server echoed the unknown revision {version!r}: a server "
+                                                "must answer with a revision it supports", "initialize_answered"))
+            else:
+                self.events.append(Event(label, f"initialize with {version} was answered with protocolVersion "
+                                                f"{answered!r}, which mcplint cannot speak; session ended",
+                                         fatal=False))
             self._close(session)
             return None
         session.version = answered
@@ -165,8 +171,10 @@ class Probe:
         crashed = link.ended is None and not link.alive
         ended = link.close()
         if crashed:  # it ended, or closed stdout, before the probe was done
+            last = "; ".join(link.last_stderr)
             self.events.append(Event(link.session, f"the server ended before the probe closed the session: "
-                                                   f"{ended}", session.stage))
+                                                   f"{ended}" + (f"; its last stderr: {last}" if last else ""),
+                                     session.stage))
 
     def _request(self, session: Session, method: str, params: dict | None, stage: str | None = None,
                  timeout: float | None = None, **marks: Any) -> tuple[Any, Reply]:
@@ -201,6 +209,7 @@ class Probe:
         for method, member in self._declared(session):
             items: list = []
             cursor = None
+            followed: set[str] = set()
             for _ in range(self.options.page_limit):
                 _, reply = self._request(session, method, {"cursor": cursor} if cursor is not None else None)
                 if not reply.ok or not isinstance(reply.value, dict):
@@ -210,6 +219,11 @@ class Probe:
                 cursor = reply.value.get("nextCursor")
                 if not isinstance(cursor, str) or session.stuck:
                     break
+                if cursor in followed:  # the pages form a cycle (the linter says so): stop here
+                    self.events.append(Event(session.link.session, f"{method} gave nextCursor {cursor!r} again; "
+                                                                   "stopped following it", fatal=False))
+                    break
+                followed.add(cursor)
             else:
                 self.events.append(Event(session.link.session, f"{method} still had a nextCursor after "
                                                                f"{self.options.page_limit} pages", fatal=False))
@@ -291,8 +305,7 @@ class Probe:
         if not protocol.at_least(session.version, protocol.V2025_06_18):
             return  # batches are allowed before 2025-06-18: nothing to provoke
         link = session.link
-        link.send([{"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"},
-                   {"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"}], probe="batch")
+        link.send([{"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"} for _ in range(2)], probe="batch")
         self._ping(session)
 
     def _discover(self) -> None:
@@ -327,8 +340,9 @@ def _error_text(error: Any) -> str:
 # -- a whole run -------------------------------------------------------------------------------------
 #: Server findings that are the right reaction to a deliberate step (by its ``probe`` mark): a server
 #: answering an unknown revision with one it supports is what the negotiation asks (LC011 notes any
-#: answer other than the requested revision).
-EXPECTED_REACTIONS = {"future-version": frozenset({"LC011"})}
+#: answer other than the requested revision); one that refuses a batch as a whole (an error with id
+#: null, as revisions without batches expect) answers none of its requests (HX001).
+EXPECTED_REACTIONS = {"future-version": frozenset({"LC011"}), "batch": frozenset({"HX001"})}
 
 
 @dataclass
@@ -383,8 +397,9 @@ def provocations(path: str) -> Provocations:
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 continue
             found.lines[number] = record["probe"]
-            if isinstance(message, dict) and "id" in message:
-                found.requests[(record.get("session"), message["id"])] = record["probe"]
+            for item in message if isinstance(message, list) else [message]:
+                if isinstance(item, dict) and "id" in item:
+                    found.requests[(record.get("session"), item["id"])] = record["probe"]
     return found
 
 

@@ -14,6 +14,7 @@ import os
 import subprocess
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ import orjson
 
 from mcplint import __version__
 from mcplint.capture import Recorder, _reader, pump, record_exit, stop_server
+from mcplint.excerpt import mask_text, shorten
 
 
 @dataclass
@@ -60,6 +62,7 @@ class StdioLink:
         self._next_id = 0
         self._proc: subprocess.Popen | None = None
         self._threads: list[threading.Thread] = []
+        self.last_stderr: deque[str] = deque(maxlen=2)  # masked: what a crash report may quote
 
     # -- life ------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -77,7 +80,7 @@ class StdioLink:
         self._threads = [
             threading.Thread(target=self._stdout, args=(proc,), daemon=True, name="mcplint-probe-stdout"),
             threading.Thread(target=pump, args=(_reader(proc.stderr.fileno()), "stderr", self.recorder, None,
-                                                self.extra), daemon=True, name="mcplint-probe-stderr"),
+                                                self.extra, self._stderr), daemon=True, name="mcplint-probe-stderr"),
         ]
         for thread in self._threads:
             thread.start()
@@ -162,6 +165,11 @@ class StdioLink:
         with self._cond:
             self._eof = True
             self._cond.notify_all()
+
+    def _stderr(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").strip()
+        if text:
+            self.last_stderr.append(shorten(mask_text(text), 200))
 
     def _observe(self, raw: bytes) -> None:
         try:
