@@ -1,0 +1,153 @@
+"""``mcplint probe`` end to end over stdio: the CLI against real server processes.
+
+The plain server of ``tests/e2e/servers/probe_server.py`` is spec-correct, so every finding a
+probe of it gives comes from a fault planted with ``--fault``; the SDK servers are probed as they
+are. On every server the probe's own traffic must draw no finding against the client.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcplint.api import lint_paths
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the probe's stdio child handling is POSIX-only")
+
+SERVERS = Path(__file__).resolve().parent / "e2e" / "servers"
+PLAIN = [sys.executable, str(SERVERS / "probe_server.py")]
+
+
+def probe(tmp_path: Path, server: list[str], *options: str, timeout: float = 2.0):
+    """Run the CLI; returns (exit status, findings as dicts, stderr, the kept capture)."""
+    capture = tmp_path / "probe.mcplog"
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--isolated", "--output-format", "json",
+                           "--timeout", str(timeout), "--grace", "1", "-o", str(capture), *options, "--", *server],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    findings = json.loads(done.stdout) if done.stdout.strip() else []
+    return done.returncode, findings, done.stderr, capture
+
+
+def codes(findings: list[dict], party: str | None = "server") -> set[tuple[str, str]]:
+    """(code, session name without its number) of the findings against ``party``."""
+    return {(f["code"], f["session"].split(" ", 2)[-1]) for f in findings if f["party"] == party}
+
+
+def no_client_findings(findings: list[dict]) -> None:
+    assert [f for f in findings if f["party"] == "client"] == []
+
+
+def test_clean_server_gives_no_finding(tmp_path):
+    status, findings, stderr, capture = probe(tmp_path, PLAIN, "--call-tools", "-y")
+    assert (status, findings) == (0, []), stderr
+    assert "7 sessions" in stderr and "deliberate violations not shown" in stderr
+    # the kept capture is an ordinary capture: check finds the client side of the deliberate steps there
+    raw, _ = lint_paths([str(capture)])
+    assert {f.code for f in raw if f.party == "client"} >= {"JR003", "JR006", "JR018", "PA001", "HX007", "TL008"}
+    sessions = {json.loads(line).get("session") for line in capture.read_text().splitlines()}
+    assert {"probe 1 main", "probe 5 version-future", "probe 6 malformed", "probe 7 discover"} <= sessions
+
+
+@pytest.mark.parametrize(("fault", "status", "expected", "event"), [
+    ("unknown-tool-iserror", 0, {("TL006", "main")}, None),
+    ("undeclared-prompts", 1, {("CAP004", "main")}, None),
+    ("ignore-cursor", 0, {("PA003", "main"), ("PA005", "main"), ("TL005", "main")}, "stopped following it"),
+    ("log-undeclared", 1, {("CAP003", s) for s in ("main", "version-2024-11-05", "version-2025-03-26",
+                                                     "version-2025-06-18", "version-future", "malformed")}, None),
+    ("echo-version", 1, set(), "version-future: the server echoed the unknown revision '2099-01-01'"),
+    ("banner", 1, {("IO001", s) for s in ("main", "version-2024-11-05", "version-2025-03-26", "version-2025-06-18",
+                                           "version-future", "malformed", "discover")}, None),
+])
+def test_planted_fault_gives_its_codes(tmp_path, fault, status, expected, event):
+    got_status, findings, stderr, _ = probe(tmp_path, [*PLAIN, "--fault", fault])
+    assert codes(findings) == expected, stderr
+    assert got_status == status, stderr
+    no_client_findings(findings)
+    if event:
+        assert event in stderr
+
+
+def test_tool_that_never_answers_is_a_hang_at_tool_called(tmp_path):
+    status, findings, stderr, capture = probe(tmp_path, [*PLAIN, "--fault", "hang-tool"], "--call-tools", "-y",
+                                              "--tool", "slow", timeout=1.0)
+    assert status == 1
+    assert "probe 1 main: tools/call slow (id" in stderr and "not answered within 1s (stage: tool called)" in stderr
+    no_client_findings(findings)
+    # the probe cancelled it (the spec's timeout behaviour) and went on: the version sessions ran
+    text = capture.read_text()
+    assert "notifications/cancelled" in text and "probe 7 discover" in text
+
+
+def test_tool_that_never_answers_is_cancelled_with_cancel_after(tmp_path):
+    status, findings, stderr, _ = probe(tmp_path, [*PLAIN, "--fault", "hang-tool"], "--call-tools", "-y",
+                                        "--cancel-after", "0.5")
+    assert (status, findings) == (0, []), stderr
+    assert "tools/call slow cancelled after 0.5s" in stderr
+
+
+def test_server_that_crashes_on_start(tmp_path):
+    status, findings, stderr, _ = probe(tmp_path, [*PLAIN, "--fault", "crash"])
+    assert status == 1
+    assert codes(findings) == {("HX001", "main")}  # the initialize it never answered
+    assert "exited with status 1 on its own while stdin was open" in stderr
+    assert "RuntimeError: missing API_KEY (stage: initialize sent)" in stderr
+    assert "1 session" in stderr  # no point starting it again
+
+
+def test_server_that_never_answers_initialize(tmp_path):
+    status, findings, stderr, _ = probe(tmp_path, [*PLAIN, "--fault", "no-init"], timeout=1.0)
+    assert status == 1
+    assert codes(findings) == {("HX001", "main")}
+    assert "initialize (id 1) was not answered within 1s (stage: initialize sent)" in stderr
+
+
+def test_command_that_cannot_start_is_one_line_exit_2(tmp_path):
+    status, findings, stderr, _ = probe(tmp_path, [str(tmp_path / "no-such-server")])
+    assert status == 2 and findings == []
+    assert stderr.strip().splitlines() == [f"mcplint: error: could not start '{tmp_path / 'no-such-server'}': "
+                                           "No such file or directory"]
+
+
+def test_call_tools_without_a_terminal_needs_yes(tmp_path):
+    status, findings, stderr, capture = probe(tmp_path, PLAIN, "--call-tools")
+    assert status == 0 and "pass -y to run them; no tool was called" in stderr
+    calls = [json.loads(json.loads(line)["raw"]) for line in capture.read_text().splitlines()
+             if '"tools/call' in line and json.loads(line)["dir"] == "c2s"]
+    assert [c["params"]["name"] for c in calls] == ["mcplint-probe-missing"]  # only the error-layer step
+
+
+def test_github_output_and_exit_zero(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--isolated", "--output-format", "github",
+                           "--exit-zero", "--timeout", "2", "--grace", "1", "--", *PLAIN, "--fault", "log-undeclared"],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0
+    assert "::error " in done.stdout and "CAP003" in done.stdout
+
+
+def test_options_that_need_call_tools(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--tool", "x", "--", *PLAIN],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--tool and --cancel-after need --call-tools" in done.stderr
+
+
+# -- the official Python SDK ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("server", "expected"), [
+    ("probe_lowlevel.py", set()),
+    # MCPServer's own behaviour (mcp 2.3.0): an unknown tool is an isError result, a fabricated cursor
+    # gets the first page, prompt errors carry code 0, a missing resource -32602; a string result is
+    # not serialized JSON in its text block
+    ("probe_highlevel.py", {("TL006", "main"), ("PA003", "main"), ("PM005", "main"), ("RS004", "main"),
+                            ("TL013", "main")}),
+])
+def test_sdk_servers(tmp_path, server, expected):
+    pytest.importorskip("mcp", reason="the official MCP Python SDK (the 'mcp' package of the test extra)")
+    status, findings, stderr, capture = probe(tmp_path, [sys.executable, str(SERVERS / server)], "--call-tools",
+                                              "-y", "--cancel-after", "1", timeout=10.0)
+    assert codes(findings) == expected, stderr
+    no_client_findings(findings)
+    assert status == 0, stderr
+    assert '"method":"server/discover"' in capture.read_text().replace('\\"', '"')
