@@ -155,6 +155,7 @@ class Exchange:
     held: list[str] = field(default_factory=list)  # request messages not written yet
     released: bool = False  # its request messages were written (or refused)
     noted: bool = False  # its exchange note was written
+    legacy: str | bool = False  # HTTP+SSE (2024-11-05): the endpoint its GET stream announced, or True for a POST to it
     answer: list[bytes] = field(default_factory=list)  # a non-SSE body, for the canonical record
 
     def header(self, name: str, response: bool = False) -> str | None:
@@ -228,6 +229,7 @@ class Sessions:
     def assign(self, ex: Exchange, values: list[Any]) -> str | None:
         endpoint = ex.url.partition("?")[0]
         if ex.url in self.legacy:
+            ex.legacy = True
             return self.legacy[ex.url]
         sid = ex.header("mcp-session-id") or ex.header("mcp-session-id", response=True)
         modern = (ex.header("mcp-protocol-version") or "") >= "2026-07-28"
@@ -245,7 +247,8 @@ class Sessions:
 
     def announce(self, ex: Exchange, target: str) -> str:
         key = f"http+sse {len(self.legacy) + 1}"
-        self.legacy[urljoin(ex.url, target.strip())] = key
+        ex.legacy = urljoin(ex.url, target.strip())
+        self.legacy[ex.legacy] = key
         return key
 
 
@@ -380,14 +383,15 @@ class HttpRecorder:
         for other in [s for s in self._streams if s is not ex and s.started <= ex.started]:
             self._streams.remove(other)
             other.noted = True
-            self._note(other, "http", f"{_said(other)} (stream open)", har=har_entry(other))
+            self._note(other, "http", f"{_said(other)} (stream open)", har=har_entry(other),
+                       **({"legacy": other.legacy} if other.legacy else {}))
         if ex in self._streams:
             self._streams.remove(ex)
         if ex.noted:
             self._note(ex, "http-end", _said(ex))
         else:
             ex.noted = True
-            self._note(ex, "http", _said(ex), har=har_entry(ex))
+            self._note(ex, "http", _said(ex), har=har_entry(ex), **({"legacy": ex.legacy} if ex.legacy else {}))
 
     def har_document(self) -> dict[str, Any]:
         entries = [har_entry(ex) for ex in sorted(self.exchanges, key=lambda ex: ex.started)]

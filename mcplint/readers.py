@@ -290,7 +290,8 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
 
                 http = envelope.get("http")
                 frame = exchange_frame(number, envelope["har"], http.get("entry") if isinstance(http, dict) else None,
-                                       ts=common["ts"], t=common["t"], session=common["session"])
+                                       envelope.get("legacy"), ts=common["ts"], t=common["t"],
+                                       session=common["session"])
                 if frame is not None:
                     yield frame
                     continue

@@ -1,5 +1,5 @@
 """``mcplint capture --http`` end to end over loopback: the official Python SDK's Streamable HTTP
-client and server talk through two proxies in a row, ``capture --http -o x.har`` then ``capture
+client and server (Streamable HTTP, and the 2024-11-05 HTTP+SSE transport) talk through two proxies in a row, ``capture --http -o x.har`` then ``capture
 --http`` (canonical), with the independent test recorder of ``tests/e2e/har_proxy.py`` in front.
 Every proxy sees the same traffic, so:
 
@@ -30,11 +30,13 @@ from tests.e2e.http_harness import _run, weather_server, weather_without_back_ch
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="loopback servers in threads are POSIX-tested only")
 
-def sdk_app(json_response: bool, stateless: bool):
+def sdk_app(json_response: bool, stateless: bool, legacy: bool = False):
+    if legacy:
+        return weather_server().sse_app()
     return weather_server().streamable_http_app(json_response=json_response, stateless_http=stateless)
 
 
-def record_chain(tmp_path: Path, app, body, run: str) -> tuple[Path, Path, Path, dict]:
+def record_chain(tmp_path: Path, app, body, run: str, transport: str = "streamable") -> tuple[Path, Path, Path, dict]:
     """Run ``body`` through reference recorder -> capture .har -> capture .mcplog -> server."""
     options = dict(RUNS[run])
     version = options.pop("version", None)
@@ -46,7 +48,7 @@ def record_chain(tmp_path: Path, app, body, run: str) -> tuple[Path, Path, Path,
         front = Recorder(outer.start())
         try:
             with serve(front) as url, pinned_handshake_version(version):
-                anyio.run(lambda: _run(url, "streamable", lambda client: body(client, facts), **options))
+                anyio.run(lambda: _run(url, transport, lambda client: body(client, facts), **options))
                 anyio.run(anyio.sleep, 0.3)  # the last streams (GET, DELETE) end
         finally:
             assert outer.stop() == 0 and inner.stop() == 0
@@ -66,6 +68,7 @@ CASES = {
     "json-2025-11-25": (True, False, "2025-11-25"),
     "stateless-sse-2025-11-25": (False, True, "2025-11-25"),
     "stateless-json-2026-07-28": (True, True, "2026-07-28"),
+    "http+sse-2024-11-05": (False, False, "2024-11-05"),  # the 2024-11-05 transport: GET /sse, POST /messages/
 }
 
 
@@ -73,7 +76,9 @@ CASES = {
 def test_sdk_through_the_proxy_lints_like_an_independent_har(tmp_path, case):
     json_response, stateless, run = CASES[case]
     body = weather_without_back_channel if (json_response or stateless) and run != "2026-07-28" else scenarios.weather
-    har, canonical, reference, facts = record_chain(tmp_path, sdk_app(json_response, stateless), body, run)
+    legacy = case.startswith("http+sse")
+    har, canonical, reference, facts = record_chain(tmp_path, sdk_app(json_response, stateless, legacy), body, run,
+                                                    "http+sse" if legacy else "streamable")
     assert facts["version"] == run
     assert _bodies(har) == _bodies(reference)  # what the server sent is what the client got
     want = set(summarize(lint_paths([str(reference)])[0]))

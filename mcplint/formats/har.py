@@ -985,13 +985,19 @@ def read_har(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     yield from lines_before(len(texts) + 1)
 
 
-def exchange_frame(line: int, raw: Any, index: Any, **common: Any) -> Frame | None:
+def exchange_frame(line: int, raw: Any, index: Any, legacy: Any = None, **common: Any) -> Frame | None:
     """The exchange record of a canonical capture's ``http`` note (``mcplint capture --http``
     writes the HAR entry of each exchange when it ends): the facts the HTTP rules judge, as a HAR
-    of the same traffic gives them. None when ``raw`` is no HAR entry."""
+    of the same traffic gives them. ``legacy``: the exchange belongs to the HTTP+SSE transport
+    (the endpoint URL its GET stream announced, or true for a POST to it). None when ``raw`` is no
+    HAR entry."""
     if not isinstance(raw, dict) or not isinstance(raw.get("request"), dict):
         return None
     entry = _entry(index if isinstance(index, int) and not isinstance(index, bool) else 0, line, raw)
+    if legacy:
+        entry.http["transport"] = "sse"
+        if isinstance(legacy, str):
+            entry.http["endpoint"] = legacy
     return Frame(line, _summary(entry.http), kind=Kind.COMMENT, observed=False, http=entry.http, transport="http",
                  **common)
 
