@@ -155,6 +155,7 @@ class Exchange:
     held: list[str] = field(default_factory=list)  # request messages not written yet
     released: bool = False  # its request messages were written (or refused)
     noted: bool = False  # its exchange note was written
+    finished: bool = False  # its end was recorded
     legacy: str | bool = False  # HTTP+SSE (2024-11-05): the endpoint its GET stream announced, or True for a POST to it
     answer: list[bytes] = field(default_factory=list)  # a non-SSE body, for the canonical record
 
@@ -364,6 +365,9 @@ class HttpRecorder:
             self._record(ex, "s2c", event["data"], sse_event_id=event["id"], sse_event=event["event"])
 
     def end(self, ex: Exchange) -> None:
+        if ex.finished:  # the proxy's shutdown and the stream's own end may both report it
+            return
+        ex.finished = True
         if ex.ended is None:
             ex.ended = time.time()
         if ex.sse is not None:

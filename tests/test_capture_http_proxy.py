@@ -396,3 +396,31 @@ def test_an_https_upstream_is_verified_unless_insecure(self_signed, tmp_path):
             if not insecure:
                 assert "certificate" in answer.text.lower()
     assert statuses == [502, 200]
+
+
+def test_stopping_with_a_stream_open_records_its_end_once(upstream, tmp_path):
+    app, url = upstream
+    out = tmp_path / "x.mcplog"
+    capture = _proxy(url, out)
+    reading = threading.Event()
+
+    def hold() -> None:
+        try:
+            with httpx2.Client(timeout=30) as client, client.stream("POST", capture.url + "/gated", json=INIT) as answer:
+                for _ in answer.iter_raw():
+                    reading.set()
+        except httpx2.HTTPError:
+            pass  # the proxy closed the stream when it stopped
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    try:
+        assert reading.wait(20)
+        assert capture.stop() == 0
+    finally:
+        app.gate.set()
+        thread.join(30)
+    records = _records(out)
+    notes = [r for r in records if r["dir"] == "meta" and r["event"].startswith("http")]
+    assert len(notes) == 1 and "stopped before the answer ended" in notes[0]["raw"]
+    assert records[-1]["event"] == "exit"
