@@ -702,12 +702,14 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
 @click.option("-y", "--yes", is_flag=True, help="With --call-tools: do not ask before calling tools.")
 @click.option("--page-limit", type=click.IntRange(min=1), default=20, show_default=True,
               help="Follow nextCursor for at most this many pages per list method.")
-@click.option("--url", metavar="URL", help="Probe a Streamable HTTP server at URL instead of a command.")
+@click.option("--url", metavar="URL", help="Probe a Streamable HTTP server at URL (http:// or https://) instead of "
+                                           "starting a command.")
+@click.option("--insecure", is_flag=True, help="With --url: do not verify the server's TLS certificate.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- COMMAND [ARGS]...]")
 @click.pass_context
 def probe(ctx, output_format, capture_file, color, select, extend_select, ignore, fail_on, min_severity, exit_zero,
           quiet, reports, config_file, isolated, timeout, grace, call_tools, tools, cancel_after, yes, page_limit,
-          url, command) -> None:
+          url, insecure, command) -> None:
     """Check a server without a host: run a scripted client session against it and lint it.
 
     `mcplint probe -- python server.py` starts the server as a child (as capture does) and drives
@@ -721,10 +723,17 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
     from mcplint.probe import ProbeOptions, provoked, run_probe
     from mcplint.probe_stdio import StartError
 
+    if url and command:
+        fail("probe takes a server command after -- or --url URL, not both")
+    if not url and not command:
+        fail("probe needs a server command after -- (mcplint probe -- python server.py), or --url URL")
+    if insecure and not url:
+        fail("--insecure needs --url")
     if url:
-        fail("probe --url (Streamable HTTP) is not implemented yet; probe a stdio server with -- COMMAND")
-    if not command:
-        fail("probe needs a server command after -- (mcplint probe -- python server.py)")
+        from urllib.parse import urlsplit
+
+        if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+            fail(f"--url {url!r}: expected an http:// or https:// URL")
     if (tools or cancel_after is not None) and not call_tools:
         fail("--tool and --cancel-after need --call-tools")
     inputs = Inputs((), "auto", None, "-", (), (), None, None, False, None, config_file, isolated, False)
@@ -733,7 +742,7 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
     outputs = [(settings.output_format, OutputFile(None)),
                *((fmt, OutputFile(path, what="report file")) for fmt, path in map(_report_spec, reports))]
     options = ProbeOptions(timeout=timeout, grace=grace, call_tools=call_tools, tools=tuple(tools),
-                           cancel_after=cancel_after, page_limit=page_limit)
+                           cancel_after=cancel_after, page_limit=page_limit, insecure=insecure)
     keep = capture_file
     if keep is None:
         handle, path = tempfile.mkstemp(prefix="mcplint-probe-", suffix=".mcplog")
@@ -744,7 +753,7 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
         for _, out in outputs:
             out.open()
         try:
-            run = run_probe(list(command), path, options, _tool_confirmation(yes))
+            run = run_probe(url or list(command), path, options, _tool_confirmation(yes))
         except StartError as exc:
             fail(str(exc))
         except OSError as exc:

@@ -19,9 +19,12 @@ answered within ``timeout`` is a hang: reported at its lifecycle stage (the stag
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 from mcplint import __version__, protocol
 from mcplint.capture import Recorder
@@ -29,7 +32,13 @@ from mcplint.diagnose import STAGES
 from mcplint.probe_args import arguments_for, invalid_arguments
 from mcplint.probe_stdio import Reply, StartError, StdioLink
 
+if TYPE_CHECKING:
+    from mcplint.probe_http import HttpLink
+
+Link = Union[StdioLink, "HttpLink"]
 FUTURE_VERSION = "2099-01-01"
+#: sessions after the main one that run side by side
+PARALLEL_SESSIONS = 3
 CLIENT_INFO = {"name": "mcplint-probe", "version": __version__}
 MISSING = "mcplint-probe-missing"
 #: list methods per server capability, with the member holding the items
@@ -47,6 +56,7 @@ class ProbeOptions:
     cancel_after: float | None = None
     page_limit: int = 20
     env: dict[str, str] | None = None
+    insecure: bool = False  # --url: do not verify the TLS certificate
 
 
 @dataclass
@@ -79,15 +89,15 @@ class Session:
 class Probe:
     """Runs the script against ``command``, recording into ``recorder``; ``events`` say what happened."""
 
-    def __init__(self, command: list[str], recorder: Recorder, options: ProbeOptions,
+    def __init__(self, connect: Callable[[str], Link], recorder: Recorder, options: ProbeOptions,
                  confirm_tools: Callable[[list[str]], bool] = lambda names: True):
-        self.command = command
+        self.connect = connect
         self.recorder = recorder
         self.options = options
         self.confirm_tools = confirm_tools
         self.events: list[Event] = []
         self.steps: list[str] = []  # what ran, for the summary
-        self._count = 0
+        self._lock = threading.Lock()
 
     # -- the script ------------------------------------------------------------------------------
     def run(self) -> None:
@@ -96,12 +106,26 @@ class Probe:
             return  # no handshake at all: every other session would fail the same way
         self._steps(main, [self._ping, self._discovery, self._fabricated_cursor, self._undeclared_lists,
                            self._error_layers, self._tool_calls, self._ping])
-        for version in [v for v in protocol.VERSIONS if v in protocol.LEGACY and v != protocol.LATEST_LEGACY]:
-            self._close(self._open(f"version-{version}", version, ping_late=True))
-        self._close(self._open("version-future", FUTURE_VERSION, ping_late=True))
-        self._steps(self._open("malformed", protocol.LATEST_LEGACY),
-                    [self._malformed, self._reused_id, self._batch])
-        self._discover()
+        versions = [v for v in protocol.VERSIONS if v in protocol.LEGACY and v != protocol.LATEST_LEGACY]
+        jobs = [functools.partial(self._version, self._label(f"version-{v}"), v) for v in versions]
+        jobs.append(functools.partial(self._version, self._label("version-future"), FUTURE_VERSION))
+        malformed = self._label("malformed")
+        jobs.append(lambda: self._steps(self._open("malformed", protocol.LATEST_LEGACY, label=malformed),
+                                        [self._malformed, self._reused_id, self._batch]))
+        jobs.append(functools.partial(self._discover, self._label("discover")))
+        # independent sessions, each with its own server: side by side (a server's start-up is most of a session)
+        with ThreadPoolExecutor(PARALLEL_SESSIONS, thread_name_prefix="mcplint-probe-session") as pool:
+            for future in [pool.submit(job) for job in jobs]:
+                future.result()
+
+    def _label(self, name: str) -> str:
+        with self._lock:
+            label = f"probe {len(self.steps) + 1} {name}"
+            self.steps.append(label)
+        return label
+
+    def _version(self, label: str, version: str) -> None:
+        self._close(self._open(label.split(" ", 2)[2], version, ping_late=True, label=label))
 
     def _steps(self, session: Session | None, steps: list[Callable[[Session], None]]) -> None:
         """Run ``steps``; after a hang, go on in a new session of the same revision."""
@@ -117,22 +141,21 @@ class Probe:
         self._close(session)
 
     # -- sessions --------------------------------------------------------------------------------
-    def _open(self, name: str, version: str, ping_early: bool = False, ping_late: bool = False) -> Session | None:
-        self._count += 1
-        label = f"probe {self._count} {name}"
-        self.steps.append(label)
-        link = StdioLink(self.command, self.recorder, label, self.options.grace, self.options.env)
+    def _open(self, name: str, version: str, ping_early: bool = False, ping_late: bool = False,
+              label: str | None = None) -> Session | None:
+        label = label or self._label(name)
+        link = self.connect(label)
+        session = Session(link, name)
         try:
             link.start()
+            _, reply = self._request(session, "initialize", {
+                "protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}, stage="initialize_sent",
+                **({"probe": "future-version"} if version == FUTURE_VERSION else {}))
         except StartError as exc:
-            if self._count == 1:
+            if label == self.steps[0]:  # the very first start: the command or URL is wrong
                 raise
             self.events.append(Event(label, str(exc)))
             return None
-        session = Session(link, name)
-        _, reply = self._request(session, "initialize", {
-            "protocolVersion": version, "capabilities": {}, "clientInfo": CLIENT_INFO}, stage="initialize_sent",
-            **({"probe": "future-version"} if version == FUTURE_VERSION else {}))
         if not reply.ok:
             if reply.kind == "error":
                 self.events.append(Event(label, f"initialize with {version} was refused: "
@@ -156,6 +179,7 @@ class Probe:
             self._close(session)
             return None
         session.version = answered
+        link.negotiated(answered)
         if ping_early:
             self._ping(session)
         session.link.notify("notifications/initialized")
@@ -308,21 +332,18 @@ class Probe:
         link.send([{"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"} for _ in range(2)], probe="batch")
         self._ping(session)
 
-    def _discover(self) -> None:
+    def _discover(self, label: str) -> None:
         """2026-07-28 ``server/discover`` in a session of its own (a stateless request)."""
-        self._count += 1
-        label = f"probe {self._count} discover"
-        self.steps.append(label)
-        link = StdioLink(self.command, self.recorder, label, self.options.grace, self.options.env)
-        try:
-            link.start()
-        except StartError as exc:
-            self.events.append(Event(label, str(exc)))
-            return
+        link = self.connect(label)
         session = Session(link, "discover")
         meta = {protocol.PROTOCOL_VERSION_META: protocol.V2026_07_28, protocol.CLIENT_CAPABILITIES_META: {},
                 "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
-        self._request(session, "server/discover", {"_meta": meta})
+        try:
+            link.start()
+            self._request(session, "server/discover", {"_meta": meta})
+        except StartError as exc:
+            self.events.append(Event(label, str(exc)))
+            return
         self._close(session)
 
 
@@ -367,19 +388,29 @@ class ProbeRun:
         return any(e.fatal for e in self.events)
 
 
-def run_probe(command: list[str], path: str, options: ProbeOptions,
+def run_probe(target: list[str] | str, path: str, options: ProbeOptions,
               confirm_tools: Callable[[list[str]], bool] = lambda names: True) -> ProbeRun:
-    """Probe ``command`` over stdio, recording to ``path`` (canonical capture)."""
+    """Probe a server, recording to ``path`` (canonical capture): ``target`` is the command of a
+    stdio server, or the URL of a Streamable HTTP one."""
     with open(path, "wb") as out:
         recorder = Recorder(out)
-        probe = Probe(command, recorder, options, confirm_tools)
+
+        def connect(label: str) -> Link:
+            if isinstance(target, str):
+                from mcplint.probe_http import HttpLink
+
+                return HttpLink(target, recorder, label, options.insecure)
+            return StdioLink(target, recorder, label, options.grace, options.env)
+
+        probe = Probe(connect, recorder, options, confirm_tools)
         try:
             probe.run()
         finally:
             recorder.close()
     if recorder.error:
         raise OSError(f"could not write {path}: {recorder.error}")
-    return ProbeRun(path, probe.events, probe.steps, provocations(path))
+    events = sorted(probe.events, key=lambda e: probe.steps.index(e.session) if e.session in probe.steps else 0)
+    return ProbeRun(path, events, probe.steps, provocations(path))
 
 
 def provocations(path: str) -> Provocations:

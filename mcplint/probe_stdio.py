@@ -85,6 +85,9 @@ class StdioLink:
         for thread in self._threads:
             thread.start()
 
+    def negotiated(self, version: str) -> None:
+        """The revision the handshake settled on (stdio sends it nowhere)."""
+
     @property
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and not self._eof

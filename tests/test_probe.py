@@ -151,3 +151,84 @@ def test_sdk_servers(tmp_path, server, expected):
     no_client_findings(findings)
     assert status == 0, stderr
     assert '"method":"server/discover"' in capture.read_text().replace('\\"', '"')
+
+
+# -- Streamable HTTP (--url) ------------------------------------------------------------------------------
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server():
+    """Start an SDK server over HTTP on loopback; yields a function (answers, state) -> URL."""
+    pytest.importorskip("uvicorn", reason="the 'http' extra")
+    pytest.importorskip("mcp", reason="the official MCP Python SDK")
+    import socket
+    import time
+
+    started = []
+
+    def start(answers: str, state: str) -> str:
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, str(SERVERS / "serve_http.py"), str(SERVERS / "probe_highlevel.py"),
+                                 str(port), answers, state], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(proc)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return f"http://127.0.0.1:{port}/mcp"
+            except OSError:
+                if proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+        pytest.fail("the HTTP test server did not start")
+
+    yield start
+    for proc in started:
+        proc.terminate()
+        proc.wait(10)
+
+
+#: MCPServer over HTTP: its stdio deviations, and the transport's answer to a request without method
+#: and to a batch (-32602 with a null id and a multi-line pydantic message)
+HTTP_SDK = {("TL006", "main"), ("PA003", "main"), ("PM005", "main"), ("RS004", "main"),
+            ("JR017", "malformed"), ("JR022", "malformed")}
+
+
+@pytest.mark.parametrize(("answers", "state", "options", "expected"), [
+    ("sse", "stateful", ("--call-tools", "-y", "--cancel-after", "1"), HTTP_SDK | {("TL013", "main")}),
+    ("json", "stateless", (), HTTP_SDK),
+])
+def test_sdk_server_over_http(tmp_path, http_server, answers, state, options, expected):
+    url = http_server(answers, state)
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--isolated", "--output-format", "json",
+                           "--timeout", "10", "-o", str(tmp_path / "h.mcplog"), *options, "--url", url],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    findings = json.loads(done.stdout)
+    assert codes(findings) == expected, done.stderr
+    no_client_findings(findings)
+    assert done.returncode == 1  # JR017 is an error
+    records = [json.loads(line) for line in (tmp_path / "h.mcplog").read_text().splitlines()]
+    assert all(r.get("transport") == "http" for r in records if r["dir"] in ("c2s", "s2c"))
+    assert sum(r.get("event") == "closed" for r in records) == 7
+
+
+def test_url_that_cannot_be_reached_is_one_line_exit_2(tmp_path):
+    pytest.importorskip("httpx2", reason="the 'http' extra")
+    url = f"http://127.0.0.1:{_free_port()}/mcp"
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--url", url],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and f"could not connect to {url}" in done.stderr
+
+
+@pytest.mark.parametrize("args", [["--url", "ftp://example.com/mcp"], ["--url", "http://x/mcp", "--", "python"],
+                                  ["--insecure", "--", "python"]])
+def test_bad_url_options(args):
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("mcplint: error: ")
