@@ -157,3 +157,18 @@ def test_recorded_live_through_mitmdump(mitm, tmp_path):
     assert facts["version"] == "2025-11-25"
     findings, _ = lint_paths([str(flow)])
     assert Counter((f.code, f.method) for f in findings) == EXPECTED
+
+
+def test_header_bytes_that_are_not_utf8(mitm, tmp_path):
+    from mitmproxy.io import FlowReader, FlowWriter
+
+    with open(SAMPLE, "rb") as handle:
+        flows = list(FlowReader(handle).stream())
+    flows[0].request.headers.fields += ((b"X-Odd", b"caf\xe9"),)
+    path = tmp_path / "odd.flow"
+    with open(path, "wb") as handle:
+        writer = FlowWriter(handle)
+        for flow in flows:
+            writer.add(flow)
+    findings, _ = lint_paths([str(path)])
+    assert Counter((f.code, f.method) for f in findings) == EXPECTED

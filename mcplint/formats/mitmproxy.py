@@ -113,7 +113,6 @@ def har_entry(flow) -> dict[str, Any]:
 def read_flows(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """Frames of a flow file (see the module docstring)."""
     from mitmproxy import http
-    from mitmproxy.exceptions import FlowReadException
     from mitmproxy.io import FlowReader
 
     data = b"\n".join(line for line, _ in lines)  # the file's bytes (a flow file never ends with a newline)
@@ -122,7 +121,7 @@ def read_flows(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     try:
         for flow in FlowReader(io.BytesIO(data)).stream():
             slots.append(json.dumps(har_entry(flow), ensure_ascii=False) if isinstance(flow, http.HTTPFlow) else "")
-    except (FlowReadException, ValueError, TypeError, KeyError) as exc:
+    except Exception as exc:  # noqa: BLE001 - mitmproxy's reader raises all kinds on a damaged file
         error = f"unreadable mitmproxy flow file after {len(slots)} flows: {exc}"
     # one line per flow, so that a finding's line is its flow's number
     entries = [index for index, slot in enumerate(slots) if slot]
@@ -131,7 +130,8 @@ def read_flows(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     for index in entries:
         document[index] += slots[index] + ("," if index != entries[-1] else "")
     document[-1] += "]}}"
-    yield from read_har((line.encode("utf-8"), False) for line in document)
+    # header bytes that are not UTF-8 come as lone surrogates: written as JSON escapes, read back as such
+    yield from read_har((line.encode("utf-8", "backslashreplace"), False) for line in document)
     if error is not None:
         yield Frame(len(slots) + 1, "", kind=Kind.MALFORMED, flags=frozenset({"envelope"}), error=error,
                     transport="http", observed=False)
