@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Union
 from mcplint import __version__, protocol
 from mcplint.capture import Recorder
 from mcplint.diagnose import STAGES
+from mcplint.excerpt import mask_text
 from mcplint.probe_args import arguments_for, invalid_arguments
 from mcplint.probe_stdio import Reply, StartError, StdioLink
 
@@ -40,6 +41,8 @@ FUTURE_VERSION = "2099-01-01"
 #: sessions after the main one that run side by side
 PARALLEL_SESSIONS = 3
 CLIENT_INFO = {"name": "mcplint-probe", "version": __version__}
+MODERN_META = {protocol.PROTOCOL_VERSION_META: protocol.V2026_07_28, protocol.CLIENT_CAPABILITIES_META: {},
+               "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
 MISSING = "mcplint-probe-missing"
 #: list methods per server capability, with the member holding the items
 LISTS = {"tools": [("tools/list", "tools")], "prompts": [("prompts/list", "prompts")],
@@ -70,7 +73,7 @@ class Event:
 
     def line(self) -> str:
         where = f" (stage: {_STAGE_LABELS.get(self.stage, self.stage)})" if self.stage else ""
-        return f"{self.session}: {self.text}{where}"
+        return f"{self.session}: {mask_text(self.text)}{where}"  # the server's words may hold a secret
 
 
 @dataclass
@@ -84,6 +87,10 @@ class Session:
     stage: str = "transport"
     listed: dict[str, list] = field(default_factory=dict)  # list method -> items
     stuck: bool = False
+
+    @property
+    def modern(self) -> bool:
+        return self.version in protocol.MODERN
 
 
 class Probe:
@@ -134,11 +141,26 @@ class Probe:
                 return
             if session.stuck or not session.link.alive:
                 self._close(session)
-                session = self._open(session.name + "+", session.version or protocol.LATEST_LEGACY)
+                session = self._reopen(session)
                 if session is None:
                     return
             step(session)
         self._close(session)
+
+    def _reopen(self, old: Session) -> Session | None:
+        """A new session to go on in: a new handshake, or on 2026-07-28 (stateless) a new connection."""
+        if not old.modern:
+            return self._open(old.name + "+", old.version or protocol.LATEST_LEGACY)
+        label = self._label(old.name + "+")
+        session = Session(self.connect(label), old.name + "+", old.version, old.capabilities, old.stage,
+                          dict(old.listed))
+        try:
+            session.link.start()
+        except StartError as exc:
+            self.events.append(Event(label, str(exc)))
+            return None
+        session.link.negotiated(old.version)
+        return session
 
     # -- sessions --------------------------------------------------------------------------------
     def _open(self, name: str, version: str, ping_early: bool = False, ping_late: bool = False,
@@ -206,7 +228,8 @@ class Probe:
         request cancelled (never ``initialize``)."""
         if stage is not None:
             session.stage = stage
-        rid, reply = session.link.request(method, params, timeout or self.options.timeout, **marks)
+        rid, reply = session.link.request(method, self._params(session, params), timeout or self.options.timeout,
+                                          **marks)
         if reply.kind == "timeout":
             self._hang(session, rid, method, reply)
         elif reply.kind == "closed":
@@ -218,13 +241,30 @@ class Probe:
                                                        f"{reply.seconds:g}s", session.stage))
         if method == "initialize":
             return
-        session.link.notify("notifications/cancelled", {"requestId": rid, "reason": "mcplint probe: timeout"})
+        self._cancel(session, rid, "mcplint probe: timeout")
+        if session.modern:
+            return  # no ping in 2026-07-28: the next request tells
         _, alive = session.link.request("ping", None, min(self.options.timeout, 2.0))
         session.stuck = not alive.ok
 
+    def _cancel(self, session: Session, rid: Any, reason: str) -> None:
+        """Give up a request: notifications/cancelled (on 2026-07-28 HTTP, closing its stream is the
+        cancellation, and the link has closed it)."""
+        if not (session.modern and getattr(session.link, "extra", {}).get("transport") == "http"):
+            session.link.notify("notifications/cancelled", {"requestId": rid, "reason": reason})
+
+    def _params(self, session: Session, params: dict | None) -> dict | None:
+        """``params`` with the request ``_meta`` every 2026-07-28 request carries."""
+        if not session.modern:
+            return params
+        params = dict(params or {})
+        params["_meta"] = {**MODERN_META, **(params.get("_meta") or {})}
+        return params
+
     # -- steps -----------------------------------------------------------------------------------
     def _ping(self, session: Session) -> None:
-        self._request(session, "ping", None)
+        if not session.modern:  # 2026-07-28 has no ping
+            self._request(session, "ping", None)
 
     def _declared(self, session: Session) -> list[tuple[str, str]]:
         return [entry for cap, entries in LISTS.items() if cap in session.capabilities for entry in entries]
@@ -303,12 +343,14 @@ class Probe:
         params = {"name": name, "arguments": arguments, "_meta": {"progressToken": f"mcplint-probe-{rid}"}}
         session.stage = "tool_called"
         limit = self.options.cancel_after
-        _, reply = link.request("tools/call", params, limit or self.options.timeout, request_id=rid, **marks)
+        _, reply = link.request("tools/call", self._params(session, params), limit or self.options.timeout,
+                                request_id=rid, **marks)
         if reply.kind == "timeout" and limit is not None:  # a slow tool: cancel it, as a user would
-            link.notify("notifications/cancelled", {"requestId": rid, "reason": "mcplint probe: --cancel-after"})
+            self._cancel(session, rid, "mcplint probe: --cancel-after")
             self.events.append(Event(link.session, f"tools/call {name} cancelled after {limit:g}s", fatal=False))
-            _, alive = link.request("ping", None, self.options.timeout)
-            session.stuck = not alive.ok
+            if not session.modern:
+                _, alive = link.request("ping", None, self.options.timeout)
+                session.stuck = not alive.ok
         elif reply.kind == "timeout":
             self._hang(session, rid, f"tools/call {name}", reply)
         elif reply.kind == "closed":
@@ -335,14 +377,21 @@ class Probe:
     def _discover(self, label: str) -> None:
         """2026-07-28 ``server/discover`` in a session of its own (a stateless request)."""
         link = self.connect(label)
-        session = Session(link, "discover")
-        meta = {protocol.PROTOCOL_VERSION_META: protocol.V2026_07_28, protocol.CLIENT_CAPABILITIES_META: {},
-                "io.modelcontextprotocol/clientInfo": CLIENT_INFO}
+        session = Session(link, "discover", protocol.V2026_07_28, stage="initialized_sent")
         try:
             link.start()
-            self._request(session, "server/discover", {"_meta": meta})
+            _, reply = self._request(session, "server/discover", None)
         except StartError as exc:
             self.events.append(Event(label, str(exc)))
+            return
+        result = reply.value if reply.ok and isinstance(reply.value, dict) else {}
+        versions = result.get("supportedVersions")
+        if isinstance(versions, list) and protocol.V2026_07_28 in versions:
+            caps = result.get("capabilities")
+            session.capabilities = caps if isinstance(caps, dict) else {}
+            link.negotiated(protocol.V2026_07_28)
+            self._steps(session, [self._discovery, self._fabricated_cursor, self._undeclared_lists,
+                                  self._error_layers, self._tool_calls])
             return
         self._close(session)
 

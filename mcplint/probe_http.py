@@ -3,7 +3,8 @@
 Each message is POSTed (``Accept: application/json, text/event-stream``); the answer comes as
 one JSON body or on an SSE stream, whose events are recorded as they arrive. The session id the
 server issues (``Mcp-Session-Id``) and, from 2025-06-18, the negotiated ``MCP-Protocol-Version``
-go with every later request; a 2026-07-28 request carries its revision and method as headers.
+go with every later request; a 2026-07-28 request carries its revision, method and name (tool,
+prompt, resource URI) as headers.
 Ending the session is a DELETE when the server issued an id. The records carry
 ``"transport": "http"`` and the probe session's label; this link has the interface of
 :class:`~mcplint.probe_stdio.StdioLink`.
@@ -150,6 +151,9 @@ class HttpLink:
         if modern:
             headers["MCP-Protocol-Version"] = str(modern)
             headers["Mcp-Method"] = str(message.get("method"))
+            name = params.get("uri" if message.get("method") == "resources/read" else "name")
+            if isinstance(name, str) and name.isascii() and name.isprintable():
+                headers["Mcp-Name"] = name
         elif self.version is not None and protocol.at_least(self.version, protocol.V2025_06_18):
             headers["MCP-Protocol-Version"] = self.version
         return headers

@@ -138,10 +138,11 @@ def test_options_that_need_call_tools(tmp_path):
 @pytest.mark.parametrize(("server", "expected"), [
     ("probe_lowlevel.py", set()),
     # MCPServer's own behaviour (mcp 2.3.0): an unknown tool is an isError result, a fabricated cursor
-    # gets the first page, prompt errors carry code 0, a missing resource -32602; a string result is
-    # not serialized JSON in its text block
+    # gets the first page, prompt errors carry code 0 (-32603 on 2026-07-28), a missing resource -32602
+    # (right on 2026-07-28 only); a string result is not serialized JSON in its text block
     ("probe_highlevel.py", {("TL006", "main"), ("PA003", "main"), ("PM005", "main"), ("RS004", "main"),
-                            ("TL013", "main")}),
+                            ("TL013", "main"), ("TL006", "discover"), ("PA003", "discover"), ("PM005", "discover"),
+                            ("TL013", "discover")}),
 ])
 def test_sdk_servers(tmp_path, server, expected):
     pytest.importorskip("mcp", reason="the official MCP Python SDK (the 'mcp' package of the test extra)")
@@ -197,11 +198,13 @@ def http_server():
 #: MCPServer over HTTP: its stdio deviations, and the transport's answer to a request without method
 #: and to a batch (-32602 with a null id and a multi-line pydantic message)
 HTTP_SDK = {("TL006", "main"), ("PA003", "main"), ("PM005", "main"), ("RS004", "main"),
-            ("JR017", "malformed"), ("JR022", "malformed")}
+            ("JR017", "malformed"), ("JR022", "malformed"), ("TL006", "discover"), ("PA003", "discover"),
+            ("PM005", "discover")}
 
 
 @pytest.mark.parametrize(("answers", "state", "options", "expected"), [
-    ("sse", "stateful", ("--call-tools", "-y", "--cancel-after", "1"), HTTP_SDK | {("TL013", "main")}),
+    ("sse", "stateful", ("--call-tools", "-y", "--cancel-after", "1"),
+     HTTP_SDK | {("TL013", "main"), ("TL013", "discover")}),
     ("json", "stateless", (), HTTP_SDK),
 ])
 def test_sdk_server_over_http(tmp_path, http_server, answers, state, options, expected):

@@ -1,6 +1,7 @@
 """A server on the official Python SDK's low-level API (``mcp.server.lowlevel.Server``) for
 ``mcplint probe`` tests: tools in pages of one, a prompt with a required argument, a resource;
-unknown names and bad cursors are refused with -32602, a missing resource with -32002.
+unknown names and bad cursors are refused with -32602, a missing resource with -32002 (-32602 on
+2026-07-28).
 
     python tests/e2e/servers/probe_lowlevel.py
 """
@@ -85,8 +86,9 @@ async def list_templates(ctx, params) -> types.ListResourceTemplatesResult:
 
 
 async def read_resource(ctx, params) -> types.ReadResourceResult:
-    if str(params.uri) != HELLO:
-        raise MCPError(-32002, "Resource not found", {"uri": str(params.uri)})
+    if str(params.uri) != HELLO:  # -32002 until 2025-11-25; 2026-07-28 forbids it for -32602
+        code = -32602 if getattr(ctx, "protocol_version", None) == "2026-07-28" else -32002
+        raise MCPError(code, "Resource not found", {"uri": str(params.uri)})
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri=HELLO, mime_type="text/plain",
                                                                          text="hello")])
 
