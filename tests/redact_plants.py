@@ -616,8 +616,48 @@ def _line_writer(fmt: str) -> Callable[[Event, _Clock, int], list[str]]:
         event["raw"] = j(m)
         return [j(event)]
 
+    def python_sdk(e: Event, clock: _Clock, seq: int) -> list[str]:  # a client's DEBUG logging, 1.x reprs
+        if e.direction == "c2s":
+            return [f"DEBUG:mcp.client.streamable_http:Sending client message: root={_pydantic(e.message)}"]
+        return [f"DEBUG:mcp.client.streamable_http:SSE message: root={_pydantic(e.message)}"]
+
     return {"jsonl": jsonl, "capture": capture, "transcript": transcript, "claude-desktop": claude,
-            "vscode": vscode, "go-sdk-log": go_sdk, "mcpsnoop": mcpsnoop, "mcpspy": mcpspy}[fmt]
+            "vscode": vscode, "go-sdk-log": go_sdk, "mcpsnoop": mcpsnoop, "mcpspy": mcpspy,
+            "python-sdk-log": python_sdk}[fmt]
+
+
+class _Model:
+    """A pydantic model as its repr prints it (``JSONRPCRequest(method='ping', ...)``)."""
+
+    def __init__(self, name: str, fields: list[tuple[str, Any]]):
+        self.text = f"{name}(" + ", ".join(f"{key}={value!r}" for key, value in fields) + ")"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _pydantic(m: dict) -> str:
+    """A message as the Python SDK 1.x prints it (``JSONRPCRequest(method=..., params=..., ...)``)."""
+    if "method" in m:
+        fields = [("method", m["method"]), ("params", m.get("params")), ("jsonrpc", m["jsonrpc"])]
+        model = _Model("JSONRPCRequest", fields + [("id", m["id"])]) if "id" in m else _Model("JSONRPCNotification", fields)
+    elif "error" in m:
+        error = m["error"]
+        data = _Model("ErrorData", [("code", error["code"]), ("message", error["message"]), ("data", error.get("data"))])
+        model = _Model("JSONRPCError", [("jsonrpc", m["jsonrpc"]), ("id", m["id"]), ("error", data)])
+    else:
+        model = _Model("JSONRPCResponse", [("jsonrpc", m["jsonrpc"]), ("id", m["id"]), ("result", m["result"])])
+    return repr(model)
+
+
+#: Formats whose documents cannot hold the planted traffic, with why; their redaction is checked on
+#: their samples (tests/test_redact_formats.py).
+UNPLANTABLE = {
+    "claude-code-mcp-logs": "a log of events: it holds no messages",
+    "claude-code-debug": "a log of events: it holds no messages",
+    "cursor": "a log of events: it holds no messages",
+    "mcp-proxy": "the proxy logs the server's side only",
+}
 
 
 def _exchanges(events: list[Event]) -> list[tuple[Msg, list[Msg]]]:

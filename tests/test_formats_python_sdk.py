@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcplint.formats.python_sdk import message_of
 from mcplint.model import Direction, Kind
+from mcplint.redact import Redactor, redact_stream
+from mcplint.redact.engine import RedactOptions
 from tests.formats_helpers import assert_one_record_per_line, lint, lint_engine, messages_of, records_of, sample, sniffed
 
 FMT, NAME = "python-sdk-log", "python-sdk-client-debug.log"
@@ -75,3 +79,27 @@ def test_garbage_never_crashes_and_keeps_line_count(pairs):
     data = sample(NAME) + "".join(p + g + "\n" for p, g in pairs).encode()
     assert_one_record_per_line(data, FMT)
     lint_engine(data, FMT)
+
+
+def test_redaction_rewrites_only_the_changed_literals_of_a_repr():
+    line = ("DEBUG:mcp.client.sse:Sending client message: root=JSONRPCRequest(method='tools/call', params={'name': "
+            "'deploy', 'arguments': {'password': \"it's-hunter2-xyz\", 'token': 'ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+            "'}}, jsonrpc='2.0', id=4)\n")
+    out = io.BytesIO()
+    redact_stream(io.BytesIO(line.encode()), out, Redactor(RedactOptions(key=b"t")), FMT)
+    text = out.getvalue().decode()
+    assert "hunter2" not in text and "ghp_a1B2" not in text
+    assert text.startswith("DEBUG:mcp.client.sse:Sending client message: root=JSONRPCRequest(method='tools/call', "
+                           "params={'name': 'deploy', 'arguments': {'password': '[REDACTED:")
+    (record,) = messages_of(text.encode(), FMT)
+    assert record.method == "tools/call" and record.id == 4
+
+
+def test_a_repr_json_cannot_carry_is_still_redacted():
+    line = (b"DEBUG:x:Received server message: jsonrpc='2.0' id=20000000000000000000 "
+            b"result={'a': 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'}\n")
+    out = io.BytesIO()
+    redact_stream(io.BytesIO(line), out, Redactor(RedactOptions(key=b"t")), FMT)
+    assert b"ghp_a1B2" not in out.getvalue() and out.getvalue().count(b"\n") == 1
+    (record,) = records_of(line, FMT)
+    assert record.kind is Kind.MALFORMED

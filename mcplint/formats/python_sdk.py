@@ -90,6 +90,15 @@ def message_of(text: str) -> dict | None:
     return value if isinstance(value, dict) and value.get("jsonrpc") == "2.0" else None
 
 
+def logged_message(text: str) -> tuple[int, dict] | None:
+    """``(where its repr starts, message)`` of a line logging a message, or None."""
+    found = _MARKERS.search(text)
+    if found is None:
+        return None
+    message = message_of(text[found.end():])
+    return None if message is None else (found.end(), message)
+
+
 def read_python_sdk(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     starts = Starts()
     for number, (data, too_long) in enumerate(lines, 1):
@@ -114,8 +123,12 @@ def read_python_sdk(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
         if message is None:
             yield unreadable(number, text, "logged message is not a pydantic repr of a JSON-RPC message")
             continue
+        try:
+            raw = orjson.dumps(message).decode()
+        except TypeError:  # an integer beyond 64 bits: no JSON reader would have taken it either
+            yield unreadable(number, text, "logged message holds a number JSON cannot carry")
+            continue
         direction = Direction.C2S if found.group(1) in _C2S else Direction.S2C
-        raw = orjson.dumps(message).decode()
         yield Frame(number, raw, direction=direction, msg=message, ts=ts, t=timestamp(ts),
                     session=starts.message(NAME, direction, raw))
 

@@ -9,21 +9,25 @@ endings (CRLF), byte order marks and undecodable bytes survive exactly.
 
 from __future__ import annotations
 
+import ast
+import io
 import itertools
 import re
+import tokenize
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
 from mcplint.discovery import binary_reason
+from mcplint.formats import python_sdk
 
 from mcplint.parse import _utf16
 from mcplint.readers import SNIFF_BYTES, SNIFF_LINES, sniff
 from mcplint.redact._rx import rx
-from mcplint.redact.engine import JSON_START, LONG_LINE, Redactor
+from mcplint.redact.engine import _CUT_TEXT_MEMBERS, JSON_START, LONG_LINE, Redactor, _splice
 from mcplint.redact.layers import STRING_LITERAL_RE, decode_literal, splice_literal
 from mcplint.redact.spans import Span
 
@@ -519,6 +523,79 @@ class GoSdkHandler(LineHandler):
     TEXT_PREFIX = rx("go-log-stamp", r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? ")
 
 
+class PythonSdkHandler(LineHandler):
+    """The Python SDK's debug logging: a message is a pydantic repr (``root=JSONRPCRequest(method='x',
+    params={'token': '...'}, ...)``), not JSON. Its message is read back, redacted as JSON would
+    be, and each changed string literal of the repr rewritten (``repr`` of the new value); the rest
+    of the line keeps its bytes. A repr that cannot be read back or rewritten exactly is redacted as
+    a text line."""
+
+    def _free(self, text: str) -> str | None:
+        return None if python_sdk.logged_message(text) is not None else super()._free(text)
+
+    def to_feed(self, lines: list[bytes], block: bytes = b"", starts: Sequence[int] = ()) -> Iterable[int]:
+        # a credential cut between two text blocks of a result is found in the message as a whole
+        # (as the engine's prefilter lets JSON lines with several "text members through)
+        cut = [i for i, line in enumerate(lines) if line.count(b"'text") >= _CUT_TEXT_MEMBERS]
+        return sorted(set(super().to_feed(lines, block, starts)) | set(cut))
+
+    def _line(self, text: str) -> str:
+        found = python_sdk.logged_message(text)
+        if found is not None and _json_able(found[1]):
+            start, message = found
+            new = self.redactor.redact_value(message)
+            if new == message:
+                return text
+            body = _rewrite_repr(text[start:], message, new)
+            if body is not None:
+                return text[:start] + body
+        return super()._line(text)
+
+
+def _json_able(value: Any) -> bool:
+    """Whether ``value`` can be written as JSON (redact_value leaves a value it cannot write alone)."""
+    try:
+        orjson.dumps(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _rewrite_repr(body: str, old: Any, new: Any) -> str | None:
+    """``body`` (a Python repr of ``old``) with the string literals that changed in ``new`` written
+    anew; None when other values changed or the result does not read back as ``new``."""
+    changes: dict[str, str] = {}
+    if not _changed_strings(old, new, changes):
+        return None
+    edits: list[tuple[int, int, str]] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(body).readline):
+            if token.type == tokenize.STRING and token.start[0] == 1:
+                value = ast.literal_eval(token.string)
+                if isinstance(value, str) and value in changes:
+                    edits.append((token.start[1], token.end[1], repr(changes[value])))
+    except (tokenize.TokenError, SyntaxError, ValueError, IndentationError):
+        return None
+    out = _splice(body, edits)
+    return out if python_sdk.message_of(out) == new else None
+
+
+def _changed_strings(old: Any, new: Any, changes: dict[str, str]) -> bool:
+    """Collect ``old string -> new string`` for every string (key or value) that differs; False when
+    anything else differs (the shape, a number)."""
+    if isinstance(old, str) and isinstance(new, str):
+        if old != new:
+            if changes.setdefault(old, new) != new:
+                return False
+        return True
+    if isinstance(old, dict) and isinstance(new, dict) and len(old) == len(new):
+        return all(_changed_strings(ka, kb, changes) and _changed_strings(va, vb, changes)
+                   for (ka, va), (kb, vb) in zip(old.items(), new.items(), strict=True))
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return all(_changed_strings(a, b, changes) for a, b in zip(old, new, strict=True))
+    return type(old) is type(new) and old == new
+
+
 #: One entry per reader in ``mcplint.readers.READERS``.
 HANDLERS: dict[str, type[LineHandler]] = {
     "jsonl": JsonLinesHandler,
@@ -530,7 +607,7 @@ HANDLERS: dict[str, type[LineHandler]] = {
     "go-sdk-log": GoSdkHandler,
     "claude-code-debug": LineHandler,
     "cursor": LineHandler,
-    "python-sdk-log": LineHandler,
+    "python-sdk-log": PythonSdkHandler,
     "mcp-proxy": LineHandler,
     # one JSON record per line (Claude Code's mcp-logs, MCPSpy's "raw" string is JSON inside JSON)
     "claude-code-mcp-logs": LineHandler,
