@@ -17,7 +17,7 @@ ORIGINS = (
     (re.compile(r"(?i)dotenv|injecting env"),
      "a dotenv notice",
      "Pass `quiet: true` to dotenv's config() (or set DOTENV_CONFIG_QUIET=true)."),
-    (re.compile(r"(?i)^content-length:"),
+    (re.compile(r"(?i)^content-le"),  # also as a host quotes it: "Content-Le"...
      "LSP-style Content-Length framing",
      "MCP stdio is newline-delimited JSON: write one JSON message per line, without headers."),
     (re.compile(r"^(INFO|DEBUG|WARNING|ERROR|CRITICAL)[: ]|^(INFO|DEBUG|WARNING|ERROR):\w+:"),

@@ -21,7 +21,8 @@ as what they are:
 - ``Connection error: Unexpected token 'S', "Starting W"... is not valid JSON`` (or Bun's ``JSON
   Parse error: Unexpected identifier "Starting"``) is Claude Code failing to parse a line of the
   server's stdout: it becomes that quoted text from the server (IO001). ``Received a response for
-  an unknown message ID: {...}`` quotes the server's message: it becomes that message.
+  an unknown message ID: {...}`` stays an event (a note for ``diagnose``): the SDK says it of late
+  answers after its own timeout too, so the quoted message proves no wrong id.
 - Every other entry (tool calls by name, results, capabilities, the rest of the debug log) is a
   comment. The comments carry the ``events-only`` flag, by which ``check`` says that the
   messages themselves are absent (IO014, info).
