@@ -105,6 +105,7 @@ class Probe:
         self.events: list[Event] = []
         self.steps: list[str] = []  # what ran, for the summary
         self._lock = threading.Lock()
+        self._links: list[Link] = []
 
     # -- the script ------------------------------------------------------------------------------
     def run(self) -> None:
@@ -122,8 +123,23 @@ class Probe:
         jobs.append(functools.partial(self._discover, self._label("discover")))
         # independent sessions, each with its own server: side by side (a server's start-up is most of a session)
         with ThreadPoolExecutor(PARALLEL_SESSIONS, thread_name_prefix="mcplint-probe-session") as pool:
-            for future in [pool.submit(job) for job in jobs]:
-                future.result()
+            futures = [pool.submit(job) for job in jobs]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:  # Ctrl-C, or a bug: stop the servers, so the other sessions end now
+                self.abort()
+                raise
+
+    def _link(self, label: str) -> Link:
+        link = self.connect(label)
+        self._links.append(link)
+        return link
+
+    def abort(self) -> None:
+        """Stop every server and connection still open (their sessions end as closed)."""
+        for link in list(self._links):
+            link.abort()
 
     def _label(self, name: str) -> str:
         with self._lock:
@@ -152,7 +168,7 @@ class Probe:
         if not old.modern:
             return self._open(old.name + "+", old.version or protocol.LATEST_LEGACY)
         label = self._label(old.name + "+")
-        session = Session(self.connect(label), old.name + "+", old.version, old.capabilities, old.stage,
+        session = Session(self._link(label), old.name + "+", old.version, old.capabilities, old.stage,
                           dict(old.listed))
         try:
             session.link.start()
@@ -166,7 +182,7 @@ class Probe:
     def _open(self, name: str, version: str, ping_early: bool = False, ping_late: bool = False,
               label: str | None = None) -> Session | None:
         label = label or self._label(name)
-        link = self.connect(label)
+        link = self._link(label)
         session = Session(link, name)
         try:
             link.start()
@@ -376,7 +392,7 @@ class Probe:
 
     def _discover(self, label: str) -> None:
         """2026-07-28 ``server/discover`` in a session of its own (a stateless request)."""
-        link = self.connect(label)
+        link = self._link(label)
         session = Session(link, "discover", protocol.V2026_07_28, stage="initialized_sent")
         try:
             link.start()
@@ -437,23 +453,28 @@ class ProbeRun:
         return any(e.fatal for e in self.events)
 
 
+def _connector(target: list[str] | str, recorder: Recorder, options: ProbeOptions) -> Callable[[str], Link]:
+    def connect(label: str) -> Link:
+        if isinstance(target, str):
+            from mcplint.probe_http import HttpLink
+
+            return HttpLink(target, recorder, label, options.insecure)
+        return StdioLink(target, recorder, label, options.grace, options.env)
+    return connect
+
+
 def run_probe(target: list[str] | str, path: str, options: ProbeOptions,
               confirm_tools: Callable[[list[str]], bool] = lambda names: True) -> ProbeRun:
     """Probe a server, recording to ``path`` (canonical capture): ``target`` is the command of a
     stdio server, or the URL of a Streamable HTTP one."""
     with open(path, "wb") as out:
         recorder = Recorder(out)
-
-        def connect(label: str) -> Link:
-            if isinstance(target, str):
-                from mcplint.probe_http import HttpLink
-
-                return HttpLink(target, recorder, label, options.insecure)
-            return StdioLink(target, recorder, label, options.grace, options.env)
-
-        probe = Probe(connect, recorder, options, confirm_tools)
+        probe = Probe(_connector(target, recorder, options), recorder, options, confirm_tools)
         try:
             probe.run()
+        except BaseException:
+            probe.abort()
+            raise
         finally:
             recorder.close()
     if recorder.error:

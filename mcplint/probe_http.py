@@ -73,6 +73,12 @@ class HttpLink:
         self.ended = text
         return text
 
+    def abort(self) -> None:
+        """Drop the connection now: the probe was interrupted."""
+        self._broken = True
+        if self._client is not None:
+            self._client.close()
+
     # -- traffic ---------------------------------------------------------------------------------
     def new_id(self) -> int:
         self._next_id += 1

@@ -112,6 +112,11 @@ class StdioLink:
         self.ended = record_exit(self.recorder, proc.returncode, how, steps, session=self.session)
         return self.ended
 
+    def abort(self) -> None:
+        """Kill the server (and what it started) now: the probe was interrupted."""
+        if self._proc is not None:
+            _kill_group(self._proc)
+
     # -- traffic ---------------------------------------------------------------------------------
     def new_id(self) -> int:
         self._next_id += 1
