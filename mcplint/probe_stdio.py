@@ -97,6 +97,11 @@ class StdioLink:
         proc = self._proc
         if proc is None or self.ended is not None:
             return self.ended or ""
+        if self._eof:  # it closed stdout first: it is exiting (or hung without stdout) on its own
+            try:
+                proc.wait(self.grace)
+            except subprocess.TimeoutExpired:
+                pass
         how = "on its own while stdin was open" if proc.poll() is not None else "after stdin closed"
         if proc.poll() is None:
             self.recorder.meta("stdin-closed", "the probe closed stdin; closing the server's stdin",
