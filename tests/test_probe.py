@@ -235,3 +235,34 @@ def test_url_that_cannot_be_reached_is_one_line_exit_2(tmp_path):
 def test_bad_url_options(args):
     done = subprocess.run([sys.executable, "-m", "mcplint", "probe", *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("mcplint: error: ")
+
+
+# -- the TypeScript reference server ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def everything_server(tmp_path_factory):
+    """``@modelcontextprotocol/server-everything`` installed from the npm cache only (no network):
+    skipped where npm or the cached package is missing."""
+    import shutil
+
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed")
+    prefix = tmp_path_factory.mktemp("npm")
+    try:
+        done = subprocess.run([npm, "install", "--offline", "--no-audit", "--no-fund", "--prefix", str(prefix),
+                               "@modelcontextprotocol/server-everything"], capture_output=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.skip("npm install --offline took too long")
+    binary = prefix / "node_modules" / ".bin" / "mcp-server-everything"
+    if done.returncode != 0 or not binary.exists():
+        pytest.skip("@modelcontextprotocol/server-everything is not in the npm cache")
+    return [str(binary)]
+
+
+def test_typescript_everything_server(tmp_path, everything_server):
+    status, findings, stderr, _ = probe(tmp_path, everything_server, timeout=10.0)
+    # its deviations (2026.8.31): the first page for a fabricated cursor, an isError result for an
+    # unknown tool, -32602 for a missing resource where 2025-11-25 asks -32002
+    assert codes(findings) == {("PA003", "main"), ("TL006", "main"), ("RS004", "main")}, stderr
+    no_client_findings(findings)
+    assert status == 0, stderr
