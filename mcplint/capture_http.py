@@ -581,6 +581,8 @@ class HttpCapture:
         self.upstream = check_upstream(upstream)
         http_stack()
         self.say = say or (lambda text: sys.stderr.write(text))
+        if output and output.endswith(("/", os.sep)):
+            os.makedirs(output, exist_ok=True)  # a directory the host config names: create it
         if output and os.path.isdir(output):
             output = os.path.join(output, os.path.basename(default_output()))
         self.path = output or default_output()

@@ -314,6 +314,19 @@ def test_only_loopback_is_quiet():
     assert "not loopback" in said[0]
 
 
+def test_a_directory_output_gets_a_new_file(upstream, tmp_path):
+    _, url = upstream
+    capture = _proxy(url + "/mcp", f"{tmp_path / 'new'}/")
+    try:
+        with httpx2.Client(timeout=10) as client:
+            client.post(capture.url + "/", json=INIT)
+    finally:
+        capture.stop()
+    (made,) = (tmp_path / "new").iterdir()
+    assert made.name.startswith("mcplint-capture-") and made.suffix == ".mcplog"
+    assert any(r.get("event") == "http" for r in _records(made))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["", "7", "a b"]), st.text(alphabet="ab{}\"é €", max_size=8),
                           st.sampled_from(["\n", "\r\n", "\r"])), max_size=6),
