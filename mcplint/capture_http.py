@@ -359,9 +359,6 @@ class HttpRecorder:
                 continue
             if event["data"] is None or not event["data"].strip():
                 continue
-            if not event["complete"]:
-                self._note(ex, "http-cut", "an SSE event cut short by the end of its stream")
-                continue
             self._record(ex, "s2c", event["data"], sse_event_id=event["id"], sse_event=event["event"])
 
     def end(self, ex: Exchange) -> None:

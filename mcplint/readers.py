@@ -248,6 +248,14 @@ def _capture_head(data: bytes) -> dict[str, Any]:
     return facts
 
 
+def _not_json(text: str) -> str | None:
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        return exc.msg
+    return None
+
+
 def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
     """``{"ts", "dir", "raw"|"msg", "session"?, "transport"?}`` per line (DESIGN.md, canonical capture)."""
     for number, (data, oversized) in enumerate(lines, 1):
@@ -317,6 +325,13 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
                 raw, raw_flags = raw[1:], raw_flags | {"bom"}
             if "\x00" in raw:
                 raw_flags = raw_flags | {"nul"}
+            if common["transport"] == "http" and (problem := _not_json(raw)) is not None:
+                # an HTTP body or SSE event that is not JSON is a broken message (as in a HAR),
+                # not text beside the messages as on a stdio pipe
+                yield Frame(number, raw, direction=direction, kind=Kind.MALFORMED, flags=raw_flags,
+                            error=f"{'server' if direction is Direction.S2C else 'client'} message is not JSON: "
+                                  f"{problem}", **common)
+                continue
             yield Frame(number, raw, direction=direction, flags=raw_flags, **common)
         elif "msg" in envelope:
             msg = envelope["msg"]

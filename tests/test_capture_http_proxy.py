@@ -39,6 +39,8 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                    "clientInfo": {"name": "t", "version": "1"}}}
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+HOSTILE = (b"data: not json\n\n" b"data: \xff\xfe{\n\n" b'data: {"jsonrpc":"2.0","id":1,"result":{"t":"\x1b[31mred"}}\n\n'
+           b"event: \x00odd\ndata: {}\r\n\r\n" b"data: cut off")
 
 
 async def _body(receive) -> bytes:
@@ -109,6 +111,8 @@ class Upstream:
             await send({"type": "http.response.start", "status": 200, "headers": sse})
             await send({"type": "http.response.body", "body": _sse(_answer(1)), "more_body": True})
             raise RuntimeError("server crashed mid-stream")
+        elif path == "/hostile":  # what a broken or hostile server may send: relayed as is, recorded readably
+            await _respond(send, 200, [(b"content-type", b"text/event-stream")], HOSTILE)
         elif path == "/big":
             chunk = b"x" * (1 << 20)
             await send({"type": "http.response.start", "status": 200,
@@ -437,3 +441,19 @@ def test_stopping_with_a_stream_open_records_its_end_once(upstream, tmp_path):
     notes = [r for r in records if r["dir"] == "meta" and r["event"].startswith("http")]
     assert len(notes) == 1 and "stopped before the answer ended" in notes[0]["raw"]
     assert records[-1]["event"] == "exit"
+
+
+def test_a_hostile_answer_is_relayed_as_is_and_both_outputs_read(upstream, tmp_path):
+    _, url = upstream
+    codes = []
+    for out in (tmp_path / "x.mcplog", tmp_path / "x.har"):
+        capture = _proxy(url, out)
+        try:
+            with httpx2.Client(timeout=10) as client:
+                got = client.post(capture.url + "/hostile", json=INIT).content
+        finally:
+            capture.stop()
+        assert got == HOSTILE
+        codes.append(sorted(f.code for f in lint_paths([str(out)])[0]))
+    # both report each broken event (the one cut off by the end of the stream too) as a broken message
+    assert codes[0] == codes[1] and codes[0].count("JR002") == 4

@@ -45,3 +45,10 @@ def test_an_http_note_without_a_usable_entry_stays_a_note():
     for har in ("junk", {"request": "x"}, None):
         (frame,) = _frames({"ts": "2026-12-04T10:00:00Z", "dir": "meta", "event": "http", "raw": "x", "har": har})
         assert frame.kind is Kind.COMMENT and frame.http is None
+
+
+def test_a_record_over_http_that_is_not_json_is_a_broken_message():
+    http, stdio = _frames({"ts": "2026-12-04T10:00:00Z", "dir": "s2c", "raw": "not json", "transport": "http"},
+                          {"ts": "2026-12-04T10:00:00Z", "dir": "s2c", "raw": "not json"})
+    assert http.kind is Kind.MALFORMED and http.error.startswith("server message is not JSON")
+    assert stdio.kind is not Kind.MALFORMED  # on a pipe it is text beside the messages (IO001)
