@@ -250,3 +250,29 @@ def test_streams_record_a_server_side_pair(tmp_path):
                                                              ("meta", "closed")]
     assert records[0]["raw"] == '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
     assert records[3]["by"] == "server" and {r["session"] for r in records} == {"1"}
+
+
+def test_streamable_http_url_is_recorded(mcp_wire):
+    """A URL: the SDK's Streamable HTTP client to an SDK server on loopback, the messages recorded
+    (this suite uses the plugin's own fixture)."""
+    pytest.importorskip("uvicorn", reason="the SDK's HTTP server")
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+
+    from tests.e2e.har_proxy import serve
+
+    server = MCPServer("http-demo", version="1.0.0")
+
+    @server.tool(description="Echo text back.", structured_output=False)
+    def echo(text: str) -> str:
+        return text
+
+    async def main(url):
+        async with mcp_wire.client(url + "/mcp", mode="legacy") as client:
+            await client.call_tool("echo", {"text": "over http"})
+
+    with serve(server.streamable_http_app()) as url:
+        anyio.run(main, url)
+    methods = [json.loads(r["raw"]).get("method") for r in mcp_wire.records if r["dir"] == "c2s"]
+    assert methods[:3] == ["initialize", "notifications/initialized", "tools/call"]
+    mcp_wire.assert_clean(fail_on="warning")
