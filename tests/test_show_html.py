@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
+from mcplint.discovery import CAPTURE_SUFFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -77,7 +78,7 @@ def test_a_directory_page_has_a_section_per_file_and_unique_file_qualified_ancho
     assert targets <= set(ids), sorted(targets - set(ids))[:10]
     assert findings_on(page) == findings_of_check(str(SAMPLES))
     sections = re.findall(r'<section class="file" id="(file-\d+)"><h2>([^<]*)</h2>', page)
-    walked = [n for n in SAMPLE_FILES if not n.endswith(".flow")]  # a directory walk reads no flow files
+    walked = [n for n in SAMPLE_FILES if n.endswith(CAPTURE_SUFFIXES)]  # what a directory walk reads (no .flow, .txt)
     assert sorted(html.unescape(name) for _, name in sections) == sorted(str(SAMPLES / n) for n in walked)
     # the contents link every file and every session
     toc = page.split('<nav class="toc">')[1].split("</nav>")[0]
