@@ -9,7 +9,11 @@ The script (each step safe: no tool runs unless ``call_tools``), in sessions of 
   method) and, with ``call_tools``, tool calls with generated arguments;
 - ``version-*``: ``initialize`` with each older revision and with an unknown future one;
 - ``malformed``: a request without ``method``, a reused id and a batch, each followed by a ping;
-- ``discover``: 2026-07-28 ``server/discover``.
+- ``discover``: 2026-07-28 ``server/discover``; when the server lists 2026-07-28, the discovery,
+  error and tool steps of ``main`` again as stateless requests.
+
+The sessions after ``main`` run side by side (:data:`PARALLEL_SESSIONS`), each with its own
+server process (stdio) or connection (HTTP, :mod:`mcplint.probe_http`).
 
 Deliberate violations of the probe itself carry a ``probe`` member in their record, so that the
 findings they provoke on the client's side can be told from real ones. A request that is not

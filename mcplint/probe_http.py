@@ -20,7 +20,7 @@ import orjson
 
 from mcplint import __version__, protocol
 from mcplint.capture import Recorder
-from mcplint.capture_http import SseEvents, http_stack
+from mcplint.capture_http import ProxyError, SseEvents, http_stack
 from mcplint.probe_stdio import Reply, StartError
 
 _ACCEPT = "application/json, text/event-stream"
@@ -45,7 +45,10 @@ class HttpLink:
         self._broken = False
 
     def start(self) -> None:
-        httpx2, _ = http_stack()
+        try:
+            httpx2, _ = http_stack()
+        except ProxyError as exc:  # the 'http' extra is not installed
+            raise StartError(str(exc)) from None
         self._httpx = httpx2
         self._client = httpx2.Client(verify=not self.insecure, follow_redirects=False)
         self.recorder.meta("start", f"mcplint {__version__} probe connected to {self.url}", url=self.url,

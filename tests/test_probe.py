@@ -266,3 +266,19 @@ def test_typescript_everything_server(tmp_path, everything_server):
     assert codes(findings) == {("PA003", "main"), ("TL006", "main"), ("RS004", "main")}, stderr
     no_client_findings(findings)
     assert status == 0, stderr
+
+
+def test_url_without_the_http_extra_is_one_line_exit_2(monkeypatch):
+    from click.testing import CliRunner
+
+    from mcplint import probe_http
+    from mcplint.capture_http import MISSING, ProxyError
+    from mcplint.cli import main
+
+    def missing():
+        raise ProxyError(MISSING)
+
+    monkeypatch.setattr(probe_http, "http_stack", missing)
+    result = CliRunner().invoke(main, ["probe", "--url", "http://127.0.0.1:9/mcp"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"mcplint: error: {MISSING}"]
