@@ -160,17 +160,26 @@ class Probe:
             if session is None:
                 return
             if session.stuck or not session.link.alive:
-                self._close(session)
                 session = self._reopen(session)
                 if session is None:
                     return
             step(session)
+            if step == self._discovery and session.stuck:  # list the rest in a new session
+                session = self._reopen(session)
+                if session is None:
+                    return
+                step(session)
         self._close(session)
 
     def _reopen(self, old: Session) -> Session | None:
-        """A new session to go on in: a new handshake, or on 2026-07-28 (stateless) a new connection."""
+        """A new session to go on in (the old one closed): a new handshake, or on 2026-07-28
+        (stateless) a new connection. What was listed is known in the new one."""
+        self._close(old)
         if not old.modern:
-            return self._open(old.name + "+", old.version or protocol.LATEST_LEGACY)
+            session = self._open(old.name + "+", old.version or protocol.LATEST_LEGACY)
+            if session is not None:
+                session.listed.update(old.listed)
+            return session
         label = self._label(old.name + "+")
         session = Session(self._link(label), old.name + "+", old.version, old.capabilities, old.stage,
                           dict(old.listed))
@@ -264,8 +273,15 @@ class Probe:
         self._cancel(session, rid, "mcplint probe: timeout")
         if session.modern:
             return  # no ping in 2026-07-28: the next request tells
-        _, alive = session.link.request("ping", None, min(self.options.timeout, 2.0))
+        self._alive(session)
+
+    def _alive(self, session: Session, timeout: float | None = None) -> None:
+        """After a timeout: does the server still answer a ping? If not, the session is stuck (and
+        the ping given up as well)."""
+        rid, alive = session.link.request("ping", None, timeout or min(self.options.timeout, 2.0))
         session.stuck = not alive.ok
+        if alive.kind == "timeout":
+            self._cancel(session, rid, "mcplint probe: timeout")
 
     def _cancel(self, session: Session, rid: Any, reason: str) -> None:
         """Give up a request: notifications/cancelled (on 2026-07-28 HTTP, closing its stream is the
@@ -291,6 +307,8 @@ class Probe:
 
     def _discovery(self, session: Session) -> None:
         for method, member in self._declared(session):
+            if method in session.listed or session.stuck:
+                continue  # listed (or given up) in an earlier session; or this one is stuck
             items: list = []
             cursor = None
             followed: set[str] = set()
@@ -369,8 +387,7 @@ class Probe:
             self._cancel(session, rid, "mcplint probe: --cancel-after")
             self.events.append(Event(link.session, f"tools/call {name} cancelled after {limit:g}s", fatal=False))
             if not session.modern:
-                _, alive = link.request("ping", None, self.options.timeout)
-                session.stuck = not alive.ok
+                self._alive(session, self.options.timeout)
         elif reply.kind == "timeout":
             self._hang(session, rid, f"tools/call {name}", reply)
         elif reply.kind == "closed":

@@ -82,6 +82,23 @@ def test_tool_that_never_answers_is_a_hang_at_tool_called(tmp_path):
     assert "notifications/cancelled" in text and "probe 7 discover" in text
 
 
+def test_frozen_server_is_reported_and_the_probe_goes_on_in_a_new_session(tmp_path):
+    status, findings, stderr, capture = probe(tmp_path, [*PLAIN, "--fault", "freeze-list"], timeout=1.0)
+    assert status == 1
+    assert "probe 1 main: prompts/list (id 6) was not answered within 1s (stage: tools listed)" in stderr
+    assert codes(findings) == {("PI003", "main")}  # nor did it answer the ping that followed
+    no_client_findings(findings)
+    records = [json.loads(line) for line in capture.read_text().splitlines()]
+    again = [json.loads(r["raw"]).get("method") for r in records if r.get("session") == "probe 2 main+"
+             and r["dir"] == "c2s"]
+    # the rest of the script, in a new session: the lists not yet fetched, then the error paths
+    assert again[:5] == ["initialize", "notifications/initialized", "resources/list", "resources/templates/list",
+                         "tools/list"]
+    assert "prompts/list" not in again and "resources/read" in again
+    assert any(r.get("event") == "exit" and r.get("signal") == "SIGTERM" and r["session"] == "probe 1 main"
+               for r in records)
+
+
 def test_tool_that_never_answers_is_cancelled_with_cancel_after(tmp_path):
     status, findings, stderr, _ = probe(tmp_path, [*PLAIN, "--fault", "hang-tool"], "--call-tools", "-y",
                                         "--cancel-after", "0.5")

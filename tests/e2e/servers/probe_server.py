@@ -5,7 +5,7 @@ Faults: ``unknown-tool-iserror`` (a call of an unknown tool gets an isError resu
 ``echo-version`` (initialize echoes whatever revision was asked), ``undeclared-prompts`` (prompts
 served without the capability), ``ignore-cursor`` (list pages ignore the cursor), ``log-undeclared``
 (log messages without ``logging``), ``hang-tool`` (tools/call of ``slow`` never answers),
-``crash`` (exits at start), ``banner`` (a banner on stdout), ``no-init`` (initialize never answered).
+``freeze-list`` (prompts/list stops the whole server), ``crash`` (exits at start), ``banner`` (a banner on stdout), ``no-init`` (initialize never answered).
 
     python tests/e2e/servers/probe_server.py [--fault NAME]...
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 FAULTS = set(sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--fault")
@@ -117,6 +118,8 @@ class Server:
         return self.ok(rid, {"content": [{"type": "text", "text": text}]})
 
     def do_prompts_list(self, rid, params):
+        if "freeze-list" in FAULTS:
+            time.sleep(3600)  # the whole server stops: nothing more is read or answered
         return self.page(rid, params, PROMPTS, "prompts")
 
     def do_prompts_get(self, rid, params):
