@@ -720,7 +720,7 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
     """
     import tempfile
 
-    from mcplint.probe import ProbeOptions, provoked, run_probe
+    from mcplint.probe import ProbeOptions, github_notes, provoked, run_probe
     from mcplint.probe_stdio import StartError
 
     if url and command:
@@ -769,6 +769,8 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
                 summary.hidden[f.severity] = summary.hidden.get(f.severity, 0) + 1
         for index, (fmt, out) in enumerate(outputs):
             _render(fmt, visible, summary, out.stream, color if index == 0 else "never", quiet)
+            if fmt == "github":  # hangs and crashes annotate the run too
+                github_notes(run.events, out.stream)
             out.commit()
     finally:
         for _, out in outputs:

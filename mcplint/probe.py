@@ -538,3 +538,12 @@ def provoked(findings: list, run: ProbeRun) -> tuple[list, int]:
 
     kept = [f for f in findings if not deliberate(f)]
     return kept, len(findings) - len(kept)
+
+
+def github_notes(events: list[Event], out) -> None:
+    """The probe's own observations as GitHub workflow commands (a hang fails the job: an error)."""
+    from mcplint.untrusted import github_data, github_property
+
+    title = github_property("mcplint probe")
+    for event in events:
+        out.write(f"::{'error' if event.fatal else 'notice'} title={title}::{github_data(event.line())}\n")

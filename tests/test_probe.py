@@ -145,6 +145,15 @@ def test_github_output_and_exit_zero(tmp_path):
     assert "::error " in done.stdout and "CAP003" in done.stdout
 
 
+def test_github_output_annotates_a_hang(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--isolated", "--output-format", "github",
+                           "--timeout", "1", "--grace", "1", "--", *PLAIN, "--fault", "no-init"],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert ("::error title=mcplint probe::probe 1 main: initialize (id 1) was not answered within 1s "
+            "(stage: initialize sent)") in done.stdout.splitlines()
+
+
 def test_options_that_need_call_tools(tmp_path):
     done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--tool", "x", "--", *PLAIN],
                           capture_output=True, text=True, timeout=60)
