@@ -308,3 +308,14 @@ def test_url_without_the_http_extra_is_one_line_exit_2(monkeypatch):
     result = CliRunner().invoke(main, ["probe", "--url", "http://127.0.0.1:9/mcp"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [f"mcplint: error: {MISSING}"]
+
+
+def test_hostile_server_output_reaches_the_terminal_safely(tmp_path):
+    """A crashing server's stderr is quoted: escapes neutralised, secrets masked."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    script = ("import sys; sys.stderr.write('boom \\x1b]0;pwned\\x07\\x1b[2J key=%s\\n' % sys.argv[1]); sys.exit(3)")
+    status, _, stderr, _ = probe(tmp_path, [sys.executable, "-c", script, secret])
+    assert status == 1
+    assert "exited with status 3" in stderr
+    assert "\x1b" not in stderr and "\x07" not in stderr
+    assert secret not in stderr and "boom" in stderr
