@@ -74,6 +74,7 @@ class Event:
     text: str
     stage: str | None = None
     fatal: bool = True  # the server failed (exit status 1 unless --exit-zero)
+    refusal: bool = False  # an initialize answered with an error
 
     def line(self) -> str:
         where = f" (stage: {_STAGE_LABELS.get(self.stage, self.stage)})" if self.stage else ""
@@ -98,7 +99,8 @@ class Session:
 
 
 class Probe:
-    """Runs the script against ``command``, recording into ``recorder``; ``events`` say what happened."""
+    """Runs the script against a server (``connect`` opens one session's link), recording into
+    ``recorder``; ``events`` say what happened."""
 
     def __init__(self, connect: Callable[[str], Link], recorder: Recorder, options: ProbeOptions,
                  confirm_tools: Callable[[list[str]], bool] = lambda names: True):
@@ -115,7 +117,10 @@ class Probe:
     def run(self) -> None:
         main = self._open("main", protocol.LATEST_LEGACY, ping_early=True)
         if main is None:
-            return  # no handshake at all: every other session would fail the same way
+            refusal = next((e for e in self.events if e.refusal), None)
+            if refusal is not None and self._discover(self._label("discover")):
+                refusal.fatal = False  # a server of 2026-07-28 only: the handshake is not its way
+            return  # else no handshake at all: every other session would fail the same way
         self._steps(main, [self._ping, self._discovery, self._fabricated_cursor, self._undeclared_lists,
                            self._error_layers, self._tool_calls, self._ping])
         versions = [v for v in protocol.VERSIONS if v in protocol.LEGACY and v != protocol.LATEST_LEGACY]
@@ -211,7 +216,7 @@ class Probe:
             if reply.kind == "error":
                 self.events.append(Event(label, f"initialize with {version} was refused: "
                                                 f"{_error_text(reply.value)}", "initialize_sent",
-                                         fatal=version == protocol.LATEST_LEGACY))
+                                         fatal=version == protocol.LATEST_LEGACY, refusal=True))
             self._close(session)
             return None
         session.stage = "initialize_answered"
@@ -411,8 +416,9 @@ class Probe:
         link.send([{"jsonrpc": "2.0", "id": link.new_id(), "method": "ping"} for _ in range(2)], probe="batch")
         self._ping(session)
 
-    def _discover(self, label: str) -> None:
-        """2026-07-28 ``server/discover`` in a session of its own (a stateless request)."""
+    def _discover(self, label: str) -> bool:
+        """2026-07-28 ``server/discover`` in a session of its own, then the 2026-07-28 steps if the
+        server lists that revision (whether it did is returned)."""
         link = self._link(label)
         session = Session(link, "discover", protocol.V2026_07_28, stage="initialized_sent")
         try:
@@ -420,7 +426,7 @@ class Probe:
             _, reply = self._request(session, "server/discover", None)
         except StartError as exc:
             self.events.append(Event(label, str(exc)))
-            return
+            return False
         result = reply.value if reply.ok and isinstance(reply.value, dict) else {}
         versions = result.get("supportedVersions")
         if isinstance(versions, list) and protocol.V2026_07_28 in versions:
@@ -429,8 +435,9 @@ class Probe:
             link.negotiated(protocol.V2026_07_28)
             self._steps(session, [self._discovery, self._fabricated_cursor, self._undeclared_lists,
                                   self._error_layers, self._tool_calls])
-            return
+            return True
         self._close(session)
+        return False
 
 
 def _required_arguments(prompt: dict) -> bool:

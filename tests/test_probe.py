@@ -71,6 +71,18 @@ def test_planted_fault_gives_its_codes(tmp_path, fault, status, expected, event)
         assert event in stderr
 
 
+def test_server_of_2026_07_28_only(tmp_path):
+    """A server that refuses initialize and answers server/discover is probed in stateless requests."""
+    status, findings, stderr, capture = probe(tmp_path, [*PLAIN, "--fault", "modern-only"], "--call-tools", "-y")
+    assert (status, findings) == (0, []), stderr
+    assert "note: probe 1 main: initialize with 2025-11-25 was refused" in stderr
+    sent = [json.loads(json.loads(line)["raw"]) for line in capture.read_text().splitlines()
+            if json.loads(line)["dir"] == "c2s" and json.loads(line).get("session") == "probe 2 discover"]
+    assert {m.get("method") for m in sent} >= {"server/discover", "tools/list", "tools/call", "resources/read"}
+    assert all(m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for m in sent
+               if "method" in m)
+
+
 def test_tool_that_never_answers_is_a_hang_at_tool_called(tmp_path):
     status, findings, stderr, capture = probe(tmp_path, [*PLAIN, "--fault", "hang-tool"], "--call-tools", "-y",
                                               "--tool", "slow", timeout=1.0)

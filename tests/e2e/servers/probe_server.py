@@ -5,7 +5,8 @@ Faults: ``unknown-tool-iserror`` (a call of an unknown tool gets an isError resu
 ``echo-version`` (initialize echoes whatever revision was asked), ``undeclared-prompts`` (prompts
 served without the capability), ``ignore-cursor`` (list pages ignore the cursor), ``log-undeclared``
 (log messages without ``logging``), ``hang-tool`` (tools/call of ``slow`` never answers),
-``freeze-list`` (prompts/list stops the whole server), ``crash`` (exits at start), ``banner`` (a banner on stdout), ``no-init`` (initialize never answered).
+``freeze-list`` (prompts/list stops the whole server), ``modern-only`` (not a fault: a
+2026-07-28 server that refuses ``initialize`` and answers ``server/discover``), ``crash`` (exits at start), ``banner`` (a banner on stdout), ``no-init`` (initialize never answered).
 
     python tests/e2e/servers/probe_server.py [--fault NAME]...
 """
@@ -52,6 +53,7 @@ def capabilities() -> dict:
 class Server:
     def __init__(self):
         self.version = None
+        self.modern = False
 
     def handle(self, message):
         if isinstance(message, list):
@@ -61,6 +63,8 @@ class Server:
             return None if isinstance(message, dict) and ("result" in message or "error" in message) \
                 else error(rid, -32600, "Invalid Request")
         method, rid, params = message["method"], message.get("id"), message.get("params") or {}
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        self.modern = isinstance(meta, dict) and meta.get("io.modelcontextprotocol/protocolVersion") == "2026-07-28"
         if "id" not in message:
             if method == "notifications/initialized" and "log-undeclared" in FAULTS:
                 send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "ready"}})
@@ -71,9 +75,22 @@ class Server:
         return handler(rid, params)
 
     def ok(self, rid, result: dict) -> dict:
+        if self.modern:  # 2026-07-28: every result says its type; lists and reads give caching hints
+            result = {**result, "resultType": "complete",
+                      "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "probe-test", "version": "1.0.0"}}}
+            if any(key in result for key in ("tools", "prompts", "resources", "resourceTemplates", "contents")):
+                result.update(ttlMs=0, cacheScope="private")
         return {"jsonrpc": "2.0", "id": rid, "result": result}
 
+    def do_server_discover(self, rid, params):
+        if "modern-only" not in FAULTS:
+            return error(rid, -32601, "Method not found: server/discover")
+        return self.ok(rid, {"supportedVersions": ["2026-07-28"], "capabilities": capabilities(),
+                             "ttlMs": 0, "cacheScope": "private"})
+
     def do_initialize(self, rid, params):
+        if "modern-only" in FAULTS:
+            return error(rid, -32601, "Method not found: this server speaks 2026-07-28 only (server/discover)")
         if "no-init" in FAULTS:
             return None
         asked = params.get("protocolVersion")
@@ -137,8 +154,9 @@ class Server:
         return self.page(rid, params, [], "resourceTemplates")
 
     def do_resources_read(self, rid, params):
-        if params.get("uri") != "file:///hello.txt":
-            return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32002, "message": "Resource not found",
+        if params.get("uri") != "file:///hello.txt":  # -32602 on 2026-07-28, which forbids -32002
+            return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602 if self.modern else -32002,
+                                                           "message": "Resource not found",
                                                            "data": {"uri": params.get("uri")}}}
         return self.ok(rid, {"contents": [{"uri": "file:///hello.txt", "mimeType": "text/plain", "text": "hello"}]})
 
