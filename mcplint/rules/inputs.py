@@ -9,6 +9,8 @@ from mcplint.rules._base import Rule, rule
 
 _HTTP_SEEN = "IO014-http"  # file_state key: an HTTP exchange without a message body was seen
 _EVENTS = "IO014-events"  # file_state key: the input is a host log of events (its reader flags them)
+#: The readers' names for logs of events (``source`` of their notes).
+EVENTS_SOURCES = frozenset({"Claude Code log", "Cursor MCP log"})
 
 
 @rule
@@ -28,7 +30,8 @@ class NoMcpTraffic(Rule):
         if record.http is not None:
             session.file_state[_HTTP_SEEN] = True
         elif "events-only" in record.flags and type(record.msg) is dict:
-            session.file_state.setdefault(_EVENTS, record.msg.get("source") or "host log")
+            source = record.msg.get("source")  # a capture's meta record may say anything: only known names
+            session.file_state.setdefault(_EVENTS, source if source in EVENTS_SOURCES else "host log")
         return ()
 
     def finish_file(self, path, analyzer):
