@@ -119,3 +119,11 @@ def test_garbage_never_crashes_and_keeps_line_count(debug_lines, events):
     jsonl = sample(JSONL_SAMPLE) + b"".join(_entry("error", "Server stderr: " + e) + _entry("debug", e) for e in events)
     assert_one_record_per_line(jsonl, JSONL)
     lint_engine(jsonl, JSONL)
+
+
+def test_a_parse_error_quoting_no_text_is_a_diagnose_note():
+    data = (_entry("debug", "Starting connection with timeout of 30000ms")
+            + _entry("debug", "Connection error: Unexpected non-whitespace character after JSON at position 4"))
+    records = records_of(data, JSONL)
+    assert [r.kind for r in records] == [Kind.COMMENT, Kind.COMMENT]  # no text is invented
+    assert "could not parse a line of the server's stdout" in records[1].msg["host_note"]

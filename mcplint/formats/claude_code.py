@@ -72,6 +72,9 @@ STAGES = ((re.compile(r"^Starting connection"), ("transport",)),
           (re.compile(r"^Tool '.*' completed successfully|^Tool call succeeded"), ("tool_returned",)))
 #: The TypeScript SDK's errors for a message it cannot place (Claude Code, Cursor).
 _UNPLACED = re.compile(r"Received a (?:(response) for an unknown message ID|progress notification for an unknown token)")
+#: V8's JSON.parse errors that locate the fault without quoting the line.
+_UNQUOTED = re.compile(r"(?:Unexpected non-whitespace character after JSON|Unexpected end of JSON input"
+                       r"|Expected .{1,40} in JSON) at position \d+|JSON Parse error: Unexpected EOF")
 #: How Claude Code says a connection ended (the first one of a session tells the most).
 ENDINGS = (("STDIO connection dropped", dict(event="closed")),
            ("Connection failed", dict(event="closed")),
@@ -126,6 +129,9 @@ def unplaced(event: str) -> str | None:
     timeout, so it proves no wrong id (the message itself stays out of the analysis)."""
     found = _UNPLACED.search(event)
     if found is None:
+        if _UNQUOTED.search(event):  # V8's other JSON.parse errors give a position, not the text
+            return ("the host could not parse a line of the server's stdout (its error quotes none of it): "
+                    "stdout pollution, see IO001 for the usual writers")
         return None
     what = "a response for a request it was no longer waiting for (late after its timeout, or a wrong id)" \
         if found.group(1) else "progress for a token it did not know (late after its timeout, or a wrong token)"
