@@ -36,8 +36,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from mcplint.analysis.engine import Engine  # noqa: E402
 from mcplint.api import LintOptions, lint_stream  # noqa: E402
-from mcplint.engine import Engine  # noqa: E402
 from mcplint.report.summary import RunSummary  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -85,7 +85,7 @@ def cpu_path(path: Path, jobs: int) -> float:
     return float(done.stdout)
 
 
-_ORIGINAL: dict = {}  # pool task functions of mcplint.parallel, before timing (inherited by forked workers)
+_ORIGINAL: dict = {}  # pool task functions of mcplint.analysis.parallel, before timing (inherited by forked workers)
 _TASK_LOG = Path(os.devnull)
 
 
@@ -108,9 +108,9 @@ def measure_cpu_path(path: str, jobs: int) -> None:
     global _TASK_LOG
     import tempfile
 
-    from mcplint import parallel
+    from mcplint.analysis import parallel
     from mcplint.api import LintOptions, lint_paths
-    from mcplint.discovery import Finder
+    from mcplint.input.discovery import Finder
 
     with tempfile.TemporaryDirectory() as tmp:
         _TASK_LOG = Path(tmp) / "tasks.tsv"

@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_check import DATA, generate, warm_cache  # noqa: E402
 
-from mcplint import progress_bar  # noqa: E402
-from mcplint.parse import Parser  # noqa: E402
-from mcplint.readers import iter_lines, open_frames  # noqa: E402
+from mcplint.input.parse import Parser  # noqa: E402
+from mcplint.input.readers import open_frames  # noqa: E402
+from mcplint.report import progress_bar  # noqa: E402
 
 EVERY = progress_bar.CHECK_EVERY
 

@@ -42,13 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_check import bare_loop, generated, warm_cache  # noqa: E402
 from rule_timing import timed_rules  # noqa: E402
 
-from mcplint.analyzer import Analyzer, Limits  # noqa: E402
+from mcplint.analysis.analyzer import Analyzer, Limits  # noqa: E402
+from mcplint.analysis.engine import Engine  # noqa: E402
 from mcplint.api import LintOptions, lint_stream  # noqa: E402
-from mcplint.engine import Engine  # noqa: E402
-from mcplint.parse import Parser  # noqa: E402
-from mcplint.readers import open_frames  # noqa: E402
+from mcplint.config.select import select_rules  # noqa: E402
+from mcplint.input.parse import Parser  # noqa: E402
+from mcplint.input.readers import open_frames  # noqa: E402
 from mcplint.report.summary import RunSummary  # noqa: E402
-from mcplint.select import select_rules  # noqa: E402
 
 OPTIONS = LintOptions()
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mcplint import engine as engine_module
+from mcplint.analysis import engine as engine_module
 
 
 @dataclass

@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 
-from mcplint import progress_bar
-from mcplint.analyzer import Analyzer
-from mcplint.discovery import Discovery, Finder
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
+from mcplint.analysis.lint import InputError, LintOptions, UnknownInput, lint_file, lint_stream
+from mcplint.input.discovery import Discovery, Finder
 from mcplint.model import Finding, Severity
-from mcplint.parse import Parser
-from mcplint.readers import MAX_LINE_BYTES, UnknownFormat, open_frames
-from mcplint.report.summary import RunSummary, SessionInfo
+from mcplint.report.summary import RunSummary
 from mcplint.rules._base import Rule
 
-class InputError(Exception):
-    """An input that cannot be read at all (missing file, directory without captures)."""
-
-
-class UnknownInput(InputError):
-    """An input in no known format."""
+__all__ = [
+    "InputError", "LintOptions", "UnknownInput", "auto_jobs", "discover", "exceeds", "expand_paths",
+    "lint_lines", "lint_paths", "lint_stream", "split_sessions",
+]
 
 
 def discover(paths: Sequence[str], finder: Finder | None = None) -> Discovery:
-    """What a run lints for ``paths`` (none: stdin), see :mod:`mcplint.discovery`.
+    """What a run lints for ``paths`` (none: stdin), see :mod:`mcplint.input.discovery`.
 
     Raises :class:`InputError` for a path that does not exist, or a directory without captures.
     """
@@ -50,7 +42,7 @@ def _under(file: str, folder: str) -> bool:
 def expand_paths(paths: Sequence[str], finder: Finder | None = None) -> list[str]:
     """Files named directly, captures found under directories, ``-`` for stdin.
 
-    Files found under a directory are prefixed with ``?`` (see :func:`_lint_file`): discovery
+    Files found under a directory are prefixed with ``?`` (see :func:`~mcplint.analysis.lint.lint_file`): discovery
     sniffed them as captures, and one that a full read still finds in no known format is skipped
     with a note instead of failing the run.
     """
@@ -60,61 +52,6 @@ def expand_paths(paths: Sequence[str], finder: Finder | None = None) -> list[str
 def _names(found: Discovery) -> list[str]:
     named = {d.path for d in found.decisions if d.named}
     return [name if name in named else "?" + name for name in found.files]
-
-
-@dataclass
-class LintOptions:
-    input_format: str = "auto"
-    protocol_version: str | None = None
-    stdin_filename: str = "-"
-    rule_options: dict = field(default_factory=dict)  # code -> validated per-rule options
-    max_line_bytes: int = MAX_LINE_BYTES  # longer lines are not parsed (IO013)
-
-
-def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOptions,
-                summary: RunSummary, engine: Engine | None = None, progress: bool = True) -> Iterator[Finding]:
-    """Lint one binary stream, adding what it saw to ``summary`` (with a progress line on a
-    terminal unless ``progress`` is False)."""
-    engine = engine or Engine(rules, options.protocol_version)
-    try:
-        fmt, frames = open_frames(stream, options.input_format, strict=True, max_line_bytes=options.max_line_bytes)
-    except UnknownFormat as exc:
-        raise UnknownInput(f"{path}: {exc}") from exc
-    summary.files += 1
-    summary.formats[path] = fmt
-    analyzer = Analyzer(path, options.protocol_version, engine.limits)
-    records = Parser(path).records(frames)
-    if progress:
-        records = progress_bar.follow(records, stream, path)
-    taken = engine.taken
-    with contextlib.closing(records):  # erases the line now, also on Ctrl-C (not when collected)
-        yield from engine.lint_records(records, path, analyzer)
-    summary.records += engine.taken - taken
-    summary.crashes.extend(engine.take_crashes())
-    summary.sessions[path] = [
-        SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages
-    ]
-
-
-def _lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,
-               engine: Engine | None = None, progress: bool = True) -> tuple[list[Finding], RunSummary]:
-    summary = RunSummary()
-    if name == "-":
-        return list(lint_stream(sys.stdin.buffer, options.stdin_filename, rules, options, summary, engine)), summary
-    optional = name.startswith("?")  # found under a directory with a generic suffix
-    name = name[1:] if optional else name
-    try:
-        handle = open(name, "rb")
-    except OSError as exc:
-        raise InputError(f"{name}: {exc.strerror}") from exc
-    with handle:
-        try:
-            return list(lint_stream(handle, name, rules, options, summary, engine, progress)), summary
-        except UnknownInput:
-            if not optional:
-                raise
-            summary.skipped.append((name, "in no known capture format"))
-            return [], summary
 
 
 #: ``check`` without ``--jobs`` starts a process pool from this much input on (below it, the
@@ -140,7 +77,7 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
     """Lint files (``-`` is stdin); findings come back sorted by path, line and code.
 
     With ``jobs > 1`` files, and the sessions of large files, are linted in that many processes
-    (see :mod:`mcplint.parallel`); the result is the same as with one process, in the same order.
+    (see :mod:`mcplint.analysis.parallel`); the result is the same as with one process, in the same order.
     ``jobs=None`` decides by the size of the files found (:func:`auto_jobs`).
     Stdin and ``observers`` (trackers that watch every record, as ``mcplint stats`` uses) need a
     single process.
@@ -154,7 +91,7 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
     if jobs > 1 and "-" not in names and not observers:
         from concurrent.futures.process import BrokenProcessPool
 
-        from mcplint.parallel import lint_in_processes
+        from mcplint.analysis.parallel import lint_in_processes
 
         try:
             parts = lint_in_processes(names, rules, options, jobs)
@@ -162,7 +99,7 @@ def lint_paths(paths: Sequence[str], rules: Sequence[Rule] | None = None,
             parts = None  # no process pool here (no /dev/shm, a worker killed): one process, same result
     if parts is None:
         engine = Engine(rules, options.protocol_version, observers)
-        parts = [_lint_file(name, rules, options, engine) for name in names]
+        parts = [lint_file(name, rules, options, engine) for name in names]
     findings: list[Finding] = []
     summary = RunSummary(skipped=[(d.path, d.reason) for d in found.not_captures])
     for part_findings, part in parts:

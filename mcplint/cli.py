@@ -12,33 +12,34 @@ from typing import NoReturn
 import click
 import orjson
 
-from mcplint import __version__, baseline, protocol
+from mcplint import __version__, protocol
 from mcplint.api import InputError, LintOptions, discover, exceeds, lint_paths
-from mcplint.cli_common import (
+from mcplint.commands.check import baseline
+from mcplint.commands.common import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
     EXIT_FINDINGS,
     EXIT_INTERRUPTED,
     OutputFile,
     fail,
-    say,
     input_paths,
     one_input,
+    say,
     split_list,
     warn,
 )
-from mcplint.config import Config, ConfigError, Loaded
-from mcplint.config import load as load_config
-from mcplint.docs import read_page
+from mcplint.config.files import Config, ConfigError, Loaded
+from mcplint.config.files import load as load_config
+from mcplint.config.settings import Settings, resolve_settings
+from mcplint.config.settings import apply as apply_settings
 from mcplint.excerpt import mask_text
+from mcplint.input.readers import FORMATS
 from mcplint.model import Severity
-from mcplint.readers import FORMATS
 from mcplint.report import COLORED, REPORTERS
+from mcplint.report.terminal import COLOR_CHOICES, color_wanted
 from mcplint.report.text import statistics, statistics_json
 from mcplint.rules import load
-from mcplint.settings import Settings, resolve_settings
-from mcplint.settings import apply as apply_settings
-from mcplint.terminal import COLOR_CHOICES, color_wanted
+from mcplint.rules.pages import read_page
 from mcplint.untrusted import json_text, shown
 
 SEVERITIES = click.Choice([s.value for s in Severity])
@@ -48,7 +49,7 @@ class _Main(click.Group):
     """The command group: Ctrl-C exits 130 quietly; a bug of ours is one line and exit 2.
     Commands in ``lazy`` are imported when they run or help lists them (start-up time)."""
 
-    lazy = {"redact": ("mcplint.redact.command", "redact")}
+    lazy = {"redact": ("mcplint.commands.redact", "redact")}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *self.lazy})
@@ -252,7 +253,7 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
                                min_severity=min_severity, output_format=output_format)
     paths = inputs.resolved_paths
     if show_settings:
-        from mcplint.show_settings import render
+        from mcplint.commands.check.show_settings import render
 
         use_color = color_wanted(color)
         click.echo(render(settings, use_color), nl=False, color=use_color)
@@ -261,7 +262,7 @@ def check(ctx, inputs, output_format, output_file, color, select, extend_select,
         _show_files(paths, settings, color)
         return
     if follow:
-        from mcplint.follow import follow_check
+        from mcplint.commands.follow import follow_check
 
         if statistics or reports or output_file or write_baseline or baseline_file or jobs is not None:
             fail("--follow prints findings to stdout: it takes no --statistics, --report, -o, --jobs or baseline")
@@ -342,7 +343,7 @@ def _apply_baseline(path: str, findings, quiet: bool):
 
 def _show_files(paths: list[str], settings: Settings, color: str) -> None:
     """``--show-files``: every decision of file discovery, linted files first."""
-    from mcplint.terminal import styler
+    from mcplint.report.terminal import styler
 
     finder = settings.finder()
     try:
@@ -396,8 +397,8 @@ def _emit(text: str, output_file: str | None) -> None:
 @click.pass_context
 def stats(ctx, inputs, output_format, output_file, color, per_session) -> None:
     """Traffic figures: messages per method, latency, errors, isError rate, open requests."""
-    from mcplint.stats import StatsCollector, as_dict, merged
-    from mcplint.stats_report import render_tables
+    from mcplint.commands.stats.collect import StatsCollector, as_dict, merged
+    from mcplint.commands.stats.render import render_tables
 
     settings = inputs.settings(ctx)
     with OutputFile(output_file) as out:
@@ -430,8 +431,8 @@ def diagnose(ctx, inputs, output_format, output_file, color, fail_on_stall) -> N
     Exit status: 0 done (with --fail-on-stall: no session stalled), 1 a session stalled
     (--fail-on-stall), 2 mcplint could not do its job.
     """
-    from mcplint import diagnose_report
-    from mcplint.diagnose import DiagnoseCollector
+    from mcplint.commands.diagnose import render as diagnose_report
+    from mcplint.commands.diagnose.collect import DiagnoseCollector
 
     settings = inputs.settings(ctx)
     with OutputFile(output_file) as out:
@@ -477,14 +478,15 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
          since, until, follow, line) -> None:
     """A capture as a timeline: table (a header per session), Markdown, Mermaid sequence diagram or
     HTML report; with --line N (or --id N) the whole messages."""
-    from mcplint import show_render, show_text
-    from mcplint.show import RowFilter, TimelineCollector, filtered, selection_error
+    from mcplint.commands.show import mermaid as show_render
+    from mcplint.commands.show import text as show_text
+    from mcplint.commands.show.timeline import RowFilter, TimelineCollector, filtered, selection_error
 
     fmt = format_alias or output_format
     settings = inputs.settings(ctx)
     paths = inputs.resolved_paths
     if follow:
-        from mcplint.follow import follow_show
+        from mcplint.commands.follow import follow_show
 
         if fmt != "table" or output_file:
             fail("--follow prints table rows to stdout (no other --output-format, no -o)")
@@ -510,7 +512,7 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
         elif fmt == "mermaid":
             text = show_render.mermaid(rows)
         elif fmt == "html":
-            from mcplint.show_html import html_report
+            from mcplint.commands.show.html import html_report
             shown = {(r.path, r.line) for r in rows}
             text = html_report(rows, [f for f in findings if (f.path, f.line) in shown],
                                ", ".join(paths) if paths != ["-"] else "stdin", collector.headers)
@@ -525,7 +527,7 @@ def show(ctx, inputs, output_format, output_file, color, format_alias, session, 
 @_output_options(["text", "json", "markdown"], "text")
 def rule_cmd(selector, show_all, output_format, output_file, color) -> None:
     """Show a rule's documentation page (by code or name), or list all rules."""
-    from mcplint.terminal import styler
+    from mcplint.report.terminal import styler
 
     registry = load()
     style = styler(color_wanted(color) and output_format == "text" and not output_file)
@@ -608,7 +610,7 @@ def capture(output, output_alias, redact, lint, grace, http, listen, upstream, i
         fail("capture needs a server command after --, or --http --upstream URL")
     if upstream or insecure:
         fail("--upstream and --insecure need --http")
-    from mcplint.capture import run_capture
+    from mcplint.commands.capture.stdio import run_capture
 
     try:
         status = run_capture(list(command), output or output_alias, redact=redact, lint=lint, grace=grace)
@@ -622,7 +624,7 @@ def _capture_http(output, redact, lint, listen, upstream, insecure, command) -> 
         fail("--http records a remote server: no command after -- (use --upstream URL)")
     if not upstream:
         fail("--http needs --upstream URL (the server's http:// or https:// URL)")
-    from mcplint.capture_http import ProxyError, run_http_capture
+    from mcplint.commands.capture.http import ProxyError, run_http_capture
 
     try:
         status = run_http_capture(listen, upstream, output, redact=redact, lint=lint, insecure=insecure)
@@ -651,8 +653,8 @@ def convert(path, output, output_alias, target, input_format, protocol_version) 
     does (credentials and personal data; MCPLINT_REDACT_KEY gives stable tags, as redact's --key).
     Without PATH: stdin when input is piped in. Exit status: 0 converted, 2 unreadable input.
     """
-    from mcplint.convert import convert_stream
-    from mcplint.readers import UnknownFormat
+    from mcplint.commands.convert import convert_stream
+    from mcplint.input.readers import UnknownFormat
     from mcplint.redact import RedactOptions, Redactor
 
     path = one_input(path)
@@ -720,8 +722,8 @@ def probe(ctx, output_format, capture_file, color, select, extend_select, ignore
     """
     import tempfile
 
-    from mcplint.probe import ProbeOptions, github_notes, provoked, run_probe
-    from mcplint.probe_stdio import StartError
+    from mcplint.commands.probe.script import ProbeOptions, github_notes, provoked, run_probe
+    from mcplint.commands.probe.stdio import StartError
 
     if url and command:
         fail("probe takes a server command after -- or --url URL, not both")

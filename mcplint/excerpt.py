@@ -81,7 +81,11 @@ def mask_text(text: str) -> str:
 
 def _mask(text: str) -> str:
     # one line needs none of the line handling of a text (held lines, keys spread over lines)
-    return _engine().redact_text(text) if "\n" in text else _engine().redact_line(text)
+    if "\n" not in text:
+        return _engine().redact_line(text)
+    from mcplint.redact.formats import redact_lines
+
+    return redact_lines(_engine(), text)
 
 
 def mask_value(value: Any, depth: int = 0) -> Any:
@@ -156,13 +160,14 @@ def secret_kinds(text: str) -> dict[str, int]:
     Personal data and blobs are not counted: this is about secrets.
     """
     from mcplint.redact import BLOB_KINDS, RedactOptions, Redactor, Report
+    from mcplint.redact.formats import redact_lines
 
     global _COUNTER
     if _COUNTER is None:
         _COUNTER = Redactor(RedactOptions(plain=True, personal=False, keep=BLOB_KINDS))
     engine = _COUNTER
     engine.report = Report()
-    engine.redact_text(text[:MAX_MASKED])
+    redact_lines(engine, text[:MAX_MASKED])
     return dict(engine.report.counts)
 
 

@@ -114,7 +114,7 @@ class Record:
     session_key: str | None = None  # as given by the capture (canonical ``session`` field)
     transport: str | None = None  # "stdio" | "http" when the input format knows
     http: Any = None  # HTTP facts (method, url, status, headers, SSE event id) from HTTP captures
-    #: the secret-scan literals of ``data`` (:func:`mcplint.literal_scan.signs`) when the reader
+    #: the secret-scan literals of ``data`` (:func:`mcplint.input.literal_scan.signs`) when the reader
     #: scanned its line; None: unknown (rules scan the line themselves)
     signs: int | None = None
     # facts filled in by the analyzer

@@ -5,11 +5,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from mcplint.analysis.engine import Engine
 from mcplint.api import LintOptions, lint_stream
-from mcplint.engine import Engine
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import SNIFF_LINES, open_frames, sniff
 from mcplint.model import Kind
-from mcplint.parse import Parser
-from mcplint.readers import SNIFF_LINES, iter_lines, open_frames, sniff
 from mcplint.report.summary import RunSummary
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -12,7 +12,7 @@ planted in every place a capture holds one, written in every input format.
   split blocks, HAR headers/cookies/query strings, host log lines); each builds a scenario, a
   list of events: :class:`Msg` (a JSON-RPC message, with HTTP extras for HAR), :class:`Stderr`
   (server stderr lines), :class:`Host` (the host's own log line).
-- **Formats** (:func:`render`): one writer per reader of ``mcplint.readers.READERS``, in that
+- **Formats** (:func:`render`): one writer per reader of ``mcplint.input.readers.READERS``, in that
   format's real shape (see ``samples/``); the document records which lines each scenario occupies,
   so a leak is attributed to its plant (redaction keeps the line count).
 """

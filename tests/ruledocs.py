@@ -15,10 +15,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
+from mcplint.input.lines import MAX_LINE_BYTES, iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import read_transcript
 from mcplint.model import Finding
-from mcplint.parse import Parser
-from mcplint.readers import MAX_LINE_BYTES, iter_lines, read_transcript
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "rules"
 
@@ -84,7 +85,7 @@ def run_transcript(text: str, engine: Engine | None = None, max_line_bytes: int 
 def run_example(example: Example, engine: Engine | None = None) -> list[Finding]:
     """Lint a page example (transcript or HAR) with every rule."""
     if example.kind == "har":
-        from mcplint.formats.har import read_har
+        from mcplint.input.formats.har import read_har
         from tests.harbuilder import expand_example
 
         engine = engine or Engine()

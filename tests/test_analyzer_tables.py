@@ -6,10 +6,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from mcplint.analyzer import Analyzer, Bounded, Limits, Session
+from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 from mcplint.model import Direction
-from mcplint.parse import Parser
-from mcplint.readers import open_frames
 
 C2S, S2C = Direction.C2S, Direction.S2C
 

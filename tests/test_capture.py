@@ -16,10 +16,11 @@ import orjson
 import pytest
 
 from mcplint.api import lint_paths
-from mcplint.capture import encode_record, exit_status, format_ts, mask_line
+from mcplint.commands.capture.stdio import encode_record, exit_status, format_ts, mask_line
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import read_capture, sniff
 from mcplint.model import Kind
-from mcplint.parse import Parser
-from mcplint.readers import iter_lines, read_capture, sniff
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the capture proxy is POSIX-only")
 
@@ -149,7 +150,7 @@ def test_the_host_closing_stdin_is_recorded_in_order_with_its_time(tmp_path):
     assert note["ts"] <= got[last_s2c]["ts"]
     assert "Connection closed" in got[last_s2c]["raw"]
     # read back: a comment the analyzer keeps as the moment the client ended the session
-    from mcplint.analyzer import Analyzer
+    from mcplint.analysis.analyzer import Analyzer
 
     with open(path, "rb") as handle:
         recs = list(Parser(str(path)).records(read_capture(iter_lines(handle))))

@@ -22,7 +22,7 @@ pytest.importorskip("httpx2", reason="the 'http' extra")
 import anyio
 
 from mcplint.api import lint_paths
-from mcplint.capture_http import HttpCapture
+from mcplint.commands.capture.http import HttpCapture
 from tests.e2e import scenarios
 from tests.e2e.har_proxy import Recorder, serve
 from tests.e2e.harness import RUNS, describe, pinned_handshake_version, summarize

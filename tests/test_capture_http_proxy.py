@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.capture_http import ProxyError, SseEvents, is_loopback, parse_listen
-from mcplint.formats.har import parse_sse
+from mcplint.commands.capture.http import ProxyError, SseEvents, is_loopback, parse_listen
+from mcplint.input.formats.har import parse_sse
 
 uvicorn = pytest.importorskip("uvicorn", reason="the 'http' extra")
 httpx2 = pytest.importorskip("httpx2", reason="the 'http' extra")
@@ -30,7 +30,7 @@ httpx2 = pytest.importorskip("httpx2", reason="the 'http' extra")
 import anyio
 
 from mcplint.api import lint_paths
-from mcplint.capture_http import HttpCapture
+from mcplint.commands.capture.http import HttpCapture
 from tests.e2e.har_proxy import serve
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="loopback servers in threads are POSIX-tested only")

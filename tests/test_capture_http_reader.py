@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
+from mcplint.input.readers import read_capture
 from mcplint.model import Kind
-from mcplint.readers import read_capture
 
 
 def _frames(*records: dict) -> list:

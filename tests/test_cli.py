@@ -116,7 +116,7 @@ def test_jobs_give_the_same_findings_in_the_same_order():
 def test_progress_line_only_for_terminals(tmp_path):
     import io
 
-    from mcplint import progress_bar
+    from mcplint.report import progress_bar
 
     class Tty(io.StringIO):
         def isatty(self):

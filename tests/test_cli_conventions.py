@@ -21,9 +21,9 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from mcplint import cli_common
 from mcplint.cli import main
-from mcplint.config import Config
+from mcplint.commands import common as cli_common
+from mcplint.config.files import Config
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ONE_ERROR = SAMPLES / "notification-with-id.mcplog"  # JR008 at line 10, nothing else

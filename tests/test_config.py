@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-from mcplint.config import ConfigError, find, load
+from mcplint.config.files import ConfigError, find, load
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-from mcplint.convert import convert_stream
-from mcplint.readers import UnknownFormat
+from mcplint.commands.convert import convert_stream
+from mcplint.input.readers import UnknownFormat
 from tests.formats_helpers import SAMPLES, lint, sample
 
 CONVERTIBLE = ["claude-desktop-mcp-server-weather.log", "claude-desktop-mcp-server-weather-2026.log",

@@ -127,9 +127,9 @@ def test_every_format_masks_personal_data(fmt):
 
 
 def test_healthy_sessions_beyond_the_limit_are_counted_not_kept(monkeypatch, tmp_path):
-    import mcplint.diagnose
+    import mcplint.commands.diagnose.collect
 
-    monkeypatch.setattr(mcplint.diagnose, "MAX_SESSIONS", 1)
+    monkeypatch.setattr(mcplint.commands.diagnose.collect, "MAX_SESSIONS", 1)
     healthy = open("samples/stdout-banner.mcplog").read().splitlines()
     healthy = [line for line in healthy if '"raw":"{' in line]  # without the banner
     stalled = open("samples/stalled-initialize.mcplog").read()
@@ -142,20 +142,20 @@ def test_healthy_sessions_beyond_the_limit_are_counted_not_kept(monkeypatch, tmp
 
 
 def test_lists_are_capped_with_a_count(monkeypatch):
-    import mcplint.diagnose
+    import mcplint.commands.diagnose.collect
 
-    monkeypatch.setattr(mcplint.diagnose, "MAX_ITEMS", 1)
-    d = mcplint.diagnose.Diagnosis("p", "1")
+    monkeypatch.setattr(mcplint.commands.diagnose.collect, "MAX_ITEMS", 1)
+    d = mcplint.commands.diagnose.collect.Diagnosis("p", "1")
     for line in (1, 2, 3):
         d.add("timeouts", {"line": line, "signature": "x"})
     assert d.timeouts == [{"line": 1, "signature": "x"}] and d.omitted["timeouts"] == 2 and not d.healthy
 
 
 def test_sessions_with_problems_beyond_the_cap_are_counted_too(monkeypatch, tmp_path):
-    import mcplint.diagnose
+    import mcplint.commands.diagnose.collect
 
-    monkeypatch.setattr(mcplint.diagnose, "MAX_SESSIONS", 1)
-    monkeypatch.setattr(mcplint.diagnose, "MAX_KEPT", 1)
+    monkeypatch.setattr(mcplint.commands.diagnose.collect, "MAX_SESSIONS", 1)
+    monkeypatch.setattr(mcplint.commands.diagnose.collect, "MAX_KEPT", 1)
     healthy = [line for line in open("samples/stdout-banner.mcplog").read().splitlines() if '"raw":"{' in line]
     path = tmp_path / "many.mcplog"
     path.write_text("\n".join(healthy * 3) + "\n" + open("samples/stalled-initialize.mcplog").read())
@@ -380,7 +380,7 @@ def test_a_traceback_followed_by_log_lines_is_no_crash(tmp_path):
     (["ERROR:app:request failed", "WARNING:app:retrying"], None),
 ])
 def test_crash_reports_are_read_to_their_last_exception(lines, exception):
-    from mcplint.diagnose import CrashWatch
+    from mcplint.commands.diagnose.collect import CrashWatch
 
     watch = CrashWatch()
     for number, text in enumerate(lines, 1):

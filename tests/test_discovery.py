@@ -1,4 +1,4 @@
-"""File discovery (``mcplint.discovery``): excludes, .gitignore, sniffing, binary guards."""
+"""File discovery (``mcplint.input.discovery``): excludes, .gitignore, sniffing, binary guards."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mcplint.discovery import Finder, binary_reason, capture_format
+from mcplint.input.discovery import Finder, capture_format
+from mcplint.input.registry import binary_reason
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 MESSAGE = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n'

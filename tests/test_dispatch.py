@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint import engine as engine_module
-from mcplint.engine import Engine
+from mcplint.analysis import engine as engine_module
+from mcplint.analysis.engine import Engine
 from mcplint.rules import all_rules
 from mcplint.rules._base import FAMILY_FEATURES
 

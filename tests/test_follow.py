@@ -219,7 +219,7 @@ def _settled(args: list[str], path: Path) -> tuple[str, str]:
 
 @pytest.mark.parametrize("args", FOLLOWERS, ids=" ".join)
 def test_follow_shows_hostile_captures_escaped(tmp_path, args):
-    from tests.hostile import NAMES, write_corpus, unsafe_characters
+    from tests.hostile import NAMES, unsafe_characters, write_corpus
 
     for path in write_corpus(tmp_path):
         if path.name == NAMES[2]:
@@ -245,8 +245,8 @@ def test_follow_prints_no_planted_secret(tmp_path, args, fmt):
 
 def _followed_once(path: Path, max_line_bytes: int = 64 << 20) -> list[tuple[int, str]]:
     """The findings of following ``path`` in-process until it has been read (Ctrl-C at the first wait)."""
-    from mcplint.engine import Engine
-    from mcplint.follow import Stop, lint_generations
+    from mcplint.analysis.engine import Engine
+    from mcplint.commands.follow import Stop, lint_generations
 
     stop = Stop()
 

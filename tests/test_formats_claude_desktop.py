@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplint.formats.claude_desktop import parse_line
+from mcplint.input.formats.claude_desktop import parse_line
 from mcplint.model import Direction, Kind
 from tests.formats_helpers import (
     assert_one_record_per_line,

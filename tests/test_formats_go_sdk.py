@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplint.formats import go_sdk
+from mcplint.input.formats import go_sdk
 from mcplint.model import Direction, Kind
 from tests.formats_helpers import (
     assert_one_record_per_line,

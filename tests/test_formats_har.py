@@ -7,11 +7,12 @@ import json
 
 from click.testing import CliRunner
 
+from mcplint.analysis.engine import Engine
 from mcplint.cli import main
-from mcplint.engine import Engine
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 from mcplint.model import Kind
-from mcplint.parse import Parser
-from mcplint.readers import iter_lines, open_frames
 from mcplint.redact import Redactor, redact_stream
 from mcplint.redact.engine import RedactOptions
 from tests.formats_helpers import SAMPLES, line_count
@@ -242,7 +243,7 @@ def test_redacted_samples_keep_their_findings():
 
 def test_iter_lines_reader_accepts_minified_har_with_crlf():
     text = json.dumps(har(session())).replace("\n", "") + "\r\n"
-    from mcplint.formats.har import read_har
+    from mcplint.input.formats.har import read_har
 
     frames = list(read_har(iter_lines(io.BytesIO(text.encode()))))
     assert frames and all(f.line == 1 for f in frames)

@@ -6,9 +6,17 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplint.formats.mcp_proxy import js_string
+from mcplint.input.formats.mcp_proxy import js_string
 from mcplint.model import Direction, Kind
-from tests.formats_helpers import assert_one_record_per_line, lint, lint_engine, messages_of, records_of, sample, sniffed
+from tests.formats_helpers import (
+    assert_one_record_per_line,
+    lint,
+    lint_engine,
+    messages_of,
+    records_of,
+    sample,
+    sniffed,
+)
 
 FMT, NAME = "mcp-proxy", "mcp-proxy-debug.log"
 

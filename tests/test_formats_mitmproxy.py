@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mcplint.api import lint_paths
 from mcplint.cli import main
-from mcplint.readers import BinaryInput, UnknownFormat, open_frames
+from mcplint.input.readers import BinaryInput, UnknownFormat, open_frames
 from tests.formats_helpers import SAMPLES, sniffed
 
 SAMPLE = SAMPLES / "mitmproxy-streamable-2025-11-25.flow"
@@ -74,7 +74,7 @@ def test_sample_findings(mitm):
 
 
 def _har_of(flow_path, har_path, mitm) -> None:
-    from mcplint.formats.mitmproxy import har_entry
+    from mcplint.input.formats.mitmproxy import har_entry
 
     with open(flow_path, "rb") as handle:
         entries = [har_entry(flow) for flow in mitm.FlowReader(handle).stream()]

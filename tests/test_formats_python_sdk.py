@@ -8,11 +8,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplint.formats.python_sdk import message_of
+from mcplint.input.formats.python_sdk import message_of
 from mcplint.model import Direction, Kind
 from mcplint.redact import Redactor, redact_stream
 from mcplint.redact.engine import RedactOptions
-from tests.formats_helpers import assert_one_record_per_line, lint, lint_engine, messages_of, records_of, sample, sniffed
+from tests.formats_helpers import (
+    assert_one_record_per_line,
+    lint,
+    lint_engine,
+    messages_of,
+    records_of,
+    sample,
+    sniffed,
+)
 
 FMT, NAME = "python-sdk-log", "python-sdk-client-debug.log"
 STDIO_FAILURE = b"""ERROR:mcp.client.stdio:Failed to parse JSONRPC message from server

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-from mcplint.readers import INPUT_FORMATS
+from mcplint.input.readers import INPUT_FORMATS
 from mcplint.redact import HANDLERS, Redactor, redact_stream
 from tests.formats_helpers import SAMPLES, sample, sniffed
 

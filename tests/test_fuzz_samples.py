@@ -15,9 +15,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mcplint.engine import Engine
-from mcplint.parse import Parser
-from mcplint.readers import open_frames
+from mcplint.analysis.engine import Engine
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "samples").iterdir()
                  if p.suffix in (".jsonl", ".mcplog"))

@@ -11,15 +11,25 @@ from datetime import timedelta
 
 import pytest
 
-from mcplint.convert import convert_stream
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
+from mcplint.commands.convert import convert_stream
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames, read_capture
 from mcplint.model import ORDER_UNCERTAIN, Direction, Kind, Record
-from mcplint.parse import Parser
-from mcplint.readers import iter_lines, open_frames, read_capture
 from mcplint.rules._base import REGISTRY
 from tests.formats_helpers import line_count
-from tests.harbuilder import (ACCEPT, START, _stamp, dumps, entry, har, initialize_request, initialize_result,
-                              post_headers)
+from tests.harbuilder import (
+    ACCEPT,
+    START,
+    _stamp,
+    dumps,
+    entry,
+    har,
+    initialize_request,
+    initialize_result,
+    post_headers,
+)
 
 ENGINE = Engine()
 V = "2025-11-25"
@@ -355,8 +365,8 @@ def test_absurd_timings_never_crash():
 def test_uncertainty_is_exactly_overlap_with_another_exchange_of_the_session():
     import random
 
-    from mcplint.formats.har import _Item, _mark_uncertain
-    from mcplint.parse import Frame
+    from mcplint.input.formats.har import _Item, _mark_uncertain
+    from mcplint.input.parse import Frame
 
     rng = random.Random(13)
     for _ in range(3000):

@@ -15,13 +15,13 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from mcplint import parallel
-from mcplint.analyzer import Analyzer
+from mcplint.analysis import parallel
+from mcplint.analysis.analyzer import Analyzer
 from mcplint.api import LintOptions, lint_paths
 from mcplint.cli import main
-from mcplint.fingerprint import fingerprints
 from mcplint.model import Finding
 from mcplint.report import REPORTERS
+from mcplint.report.fingerprint import fingerprints
 from mcplint.rules import all_rules
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -355,7 +355,7 @@ def test_the_next_parts_first_record_is_judged_before_the_last_session_finishes(
 
 def test_parts_know_every_fact_the_analyzer_keeps_per_file():
     """Parts carry the session number, ``server_requests_seen`` and ``file_state`` across cuts; a
-    new fact of the whole file needs the same (mcplint.parallel), or --jobs would differ."""
+    new fact of the whole file needs the same (mcplint.analysis.parallel), or --jobs would differ."""
     per_file = {"path", "protocol_version", "limits", "sessions", "current", "closed", "ordinal",
                 "server_requests_seen", "file_state",
                 "keyed", "sessions_finished_idle"}  # named sessions: such files are never cut
@@ -402,7 +402,7 @@ def test_stopping_the_pool_leaves_no_manager_thread_behind():
     import time
     from concurrent.futures import ProcessPoolExecutor
 
-    from mcplint.parallel import _stop
+    from mcplint.analysis.parallel import _stop
 
     pool = ProcessPoolExecutor(max_workers=2)
     futures = [pool.submit(time.sleep, 5) for _ in range(4)]

@@ -9,11 +9,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mcplint import parallel
-from mcplint.analyzer import UNSEEN, head_answers, read_head
+from mcplint.analysis import parallel
+from mcplint.analysis.analyzer import UNSEEN, head_answers, read_head
 from mcplint.api import LintOptions, lint_paths
-from mcplint.diagnose import DiagnoseCollector
-from mcplint.readers import MAX_LINE_BYTES, Cut, open_frames
+from mcplint.commands.diagnose.collect import DiagnoseCollector
+from mcplint.input.lines import MAX_LINE_BYTES, Cut
+from mcplint.input.readers import open_frames
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 LIMIT = 1024

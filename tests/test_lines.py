@@ -1,4 +1,4 @@
-"""Reading lines by blocks (readers.Lines): the same lines, cuts and literal bits as reading
+"""Reading lines by blocks (lines.Lines): the same lines, cuts and literal bits as reading
 them one at a time, wherever the blocks end."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import io
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint import readers
-from mcplint.literal_scan import MAX_SCAN, signs
-from mcplint.readers import CUT_HEAD_BYTES, Cut, Lines
+from mcplint.input import lines as lines_module
+from mcplint.input.lines import CUT_HEAD_BYTES, Cut, Lines
+from mcplint.input.literal_scan import MAX_SCAN, signs
 
 
 def one_at_a_time(data: bytes, limit: int) -> list[tuple[bytes, Cut | bool]]:
@@ -29,13 +29,13 @@ _PIECES = st.sampled_from([b"\n", b"\r\n", b'{"a":1}', b"x" * 37, b"apikey", b"p
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_PIECES, max_size=40).map(b"".join), st.integers(1, 64), st.integers(1, 400))
 def test_blocks_give_the_lines_of_one_at_a_time(data, block, limit):
-    original = readers.BLOCK_BYTES
-    readers.BLOCK_BYTES = block
+    original = lines_module.BLOCK_BYTES
+    lines_module.BLOCK_BYTES = block
     try:
         got = list(Lines(io.BytesIO(data), limit))
         bits = [found for _, found in Lines(io.BytesIO(data), limit).tagged()]
     finally:
-        readers.BLOCK_BYTES = original
+        lines_module.BLOCK_BYTES = original
     assert got == one_at_a_time(data, limit)
     assert bits == [None if cut else signs(line) for line, cut in got]
 

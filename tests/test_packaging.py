@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mcplint.discovery import CAPTURE_SUFFIXES
+from mcplint.input.discovery import CAPTURE_SUFFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 

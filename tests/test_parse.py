@@ -8,10 +8,10 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 from mcplint.model import Kind
-from mcplint.parse import Parser
-from mcplint.readers import open_frames
 
 ENGINE = Engine()
 

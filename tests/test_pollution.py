@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcplint.formats._common import stdout_fragment
-from mcplint.pollution import UNKNOWN, origin
+from mcplint.input.formats._common import stdout_fragment
+from mcplint.input.pollution import UNKNOWN, origin
 from tests.formats_helpers import lint
 
 HOST_ERRORS = [  # (a host's error text, the stdout start it quotes, the writer it points to)

@@ -309,9 +309,9 @@ def test_typescript_everything_server(tmp_path, everything_server):
 def test_url_without_the_http_extra_is_one_line_exit_2(monkeypatch):
     from click.testing import CliRunner
 
-    from mcplint import probe_http
-    from mcplint.capture_http import MISSING, ProxyError
     from mcplint.cli import main
+    from mcplint.commands.capture.http import MISSING, ProxyError
+    from mcplint.commands.probe import http as probe_http
 
     def missing():
         raise ProxyError(MISSING)

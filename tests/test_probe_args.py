@@ -7,7 +7,7 @@ import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcplint.probe_args import arguments_for, invalid_arguments
+from mcplint.commands.probe.args import arguments_for, invalid_arguments
 
 _names = st.text("abcdefgh_", min_size=1, max_size=6)
 

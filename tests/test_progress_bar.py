@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import time
 
-from mcplint import progress_bar
-from mcplint.progress_bar import Progress, render
+from mcplint.report import progress_bar
+from mcplint.report.progress_bar import Progress, render
 
 LONG = "/home/runner/work/project/captures/" + "very-long-folder-name/" * 6 + "session.mcplog"
 
@@ -91,8 +91,8 @@ def _lines(tmp_path, count: int):
 
 
 def test_ctrl_c_erases_the_line_before_the_interrupt_reaches_the_caller(tmp_path, monkeypatch):
+    from mcplint.analysis.engine import Engine
     from mcplint.api import LintOptions, lint_stream
-    from mcplint.engine import Engine
     from mcplint.report.summary import RunSummary
 
     class Tty(io.StringIO):
@@ -143,8 +143,8 @@ def test_a_task_adds_its_bytes_as_it_reads_and_exactly_its_size_in_the_end(tmp_p
 def test_jobs_workers_report_bytes_before_their_task_is_done(tmp_path):
     from concurrent.futures import ProcessPoolExecutor
 
+    from mcplint.analysis.parallel import lint_file_in_worker
     from mcplint.api import LintOptions
-    from mcplint.parallel import lint_file_in_worker
 
     data = _lines(tmp_path, 200_000)  # 11 MB
     counter = progress_bar.share()  # before the pool forks its worker, as parallel._Run does

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("mcp", reason="the official MCP Python SDK (the 'mcp' package of the test extra)")
 
-from mcplint.wire import Wire  # noqa: E402
+from mcplint.testing.wire import Wire  # noqa: E402
 
 pytest_plugins = ["pytester"]
 
@@ -190,8 +190,8 @@ def test_no_import_cost_without_the_fixture(pytester):
         import sys
 
         def test_modules():
-            assert "mcplint.pytest_plugin" in sys.modules
-            heavy = [name for name in ("mcplint.engine", "mcplint.api", "mcplint.wire", "pydantic", "mcp",
+            assert "mcplint.testing.plugin" in sys.modules
+            heavy = [name for name in ("mcplint.analysis.engine", "mcplint.api", "mcplint.testing.wire", "pydantic", "mcp",
                                        "mcp_types", "orjson") if name in sys.modules]
             assert heavy == []
     ''')

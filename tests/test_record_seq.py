@@ -6,13 +6,14 @@ from __future__ import annotations
 import io
 import json
 
-from mcplint.analyzer import Answered, RequestEntry
-from mcplint.engine import Engine
+from mcplint.analysis.analyzer import Answered, RequestEntry
+from mcplint.analysis.engine import Engine
+from mcplint.commands.show.timeline import TimelineCollector
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames, read_capture
 from mcplint.model import Direction, Kind, Record
-from mcplint.parse import Parser
-from mcplint.readers import iter_lines, open_frames, read_capture
 from mcplint.rules._base import Tracker
-from mcplint.show import TimelineCollector
 from tests.test_har_order import Stateless, Traffic, call, ok, one_line, progress, request, tools
 
 

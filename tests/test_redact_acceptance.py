@@ -26,9 +26,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import INPUT_FORMATS, READERS, sniff
 from mcplint.model import Kind, id_key
-from mcplint.parse import Parser
-from mcplint.readers import INPUT_FORMATS, READERS, iter_lines, sniff
 from mcplint.redact import RedactOptions, Redactor, redact_stream
 from mcplint.redact.personal import luhn
 from tests.redact_helpers import leaked

@@ -1,6 +1,6 @@
 """Every input format mcplint reads is covered by ``mcplint redact``.
 
-``EXAMPLES`` holds one document per reader of ``mcplint.readers.READERS``, built from messages
+``EXAMPLES`` holds one document per reader of ``mcplint.input.readers.READERS``, built from messages
 with planted secrets. A reader added without a redaction handler (``HANDLERS``) or without an
 example here makes these tests fail: a new format cannot ship without redaction.
 """
@@ -16,8 +16,9 @@ import orjson
 import pytest
 
 from mcplint.api import LintOptions, lint_stream
-from mcplint.parse import Parser
-from mcplint.readers import INPUT_FORMATS, READERS, iter_lines, open_frames
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import INPUT_FORMATS, READERS, open_frames
 from mcplint.redact import HANDLERS, RedactOptions, Redactor, redact_stream
 from mcplint.redact.providers import RULES
 from mcplint.report.summary import RunSummary

@@ -222,7 +222,7 @@ def test_reports_are_deterministic(inputs, tmp_path):
 
 def test_capture_redact_uses_the_full_engine():
     """``mcplint capture --redact`` writes through the engine of ``mcplint redact``, personal data included."""
-    from mcplint.capture import redactor
+    from mcplint.commands.capture.stdio import redactor
 
     redact = redactor()
     line = _j({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "notes", "arguments": {
@@ -264,7 +264,7 @@ def test_findings_on_the_samples_are_unchanged_but_for_secrets(monkeypatch):
 
     import mcplint.rules._base
     from mcplint.api import lint_paths
-    from mcplint.fingerprint import fingerprints
+    from mcplint.report.fingerprint import fingerprints
 
     def facts(path: str):
         findings, _ = lint_paths([path])

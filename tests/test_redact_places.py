@@ -22,8 +22,9 @@ import orjson
 import pytest
 
 from mcplint.api import LintOptions, lint_stream
-from mcplint.parse import Parser
-from mcplint.readers import INPUT_FORMATS, READERS, iter_lines
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import INPUT_FORMATS, READERS
 from mcplint.redact import PLACEHOLDER_RE, RedactOptions, Redactor, redact_stream, redact_text
 from mcplint.redact.providers import RULES
 from mcplint.report.summary import RunSummary

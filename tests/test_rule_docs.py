@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
+from mcplint.config.settings import configure
 from mcplint.rules import all_rules, load
-from mcplint.settings import configure
 from tests.ruledocs import RULES_DIR, parse_page, run_example
 
 REGISTRY = load()

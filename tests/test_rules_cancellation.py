@@ -7,7 +7,7 @@ import io
 import orjson
 import pytest
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
 from mcplint.rules.cancellation import GRACE_SECONDS
 from tests.ruledocs import run_transcript
 

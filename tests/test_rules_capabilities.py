@@ -7,7 +7,7 @@ import io
 import orjson
 import pytest
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
 from tests.ruledocs import run_transcript
 
 CAP = ("CAP001", "CAP002", "CAP003", "CAP004", "CAP005", "CAP006", "CAP007", "CAP008")

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
 from mcplint.rules.heuristics import (
     NotificationFlood,
     RetryStorm,
@@ -297,11 +297,12 @@ def test_a_long_storm_is_reported_once_and_its_chain_stays_bounded(monkeypatch):
 def test_requests_that_come_alone_are_not_keyed(monkeypatch):
     """A sequential session (each request answered before the next) never serializes params for
     HX004/HX009: a request with no earlier one of its sender open starts no retry."""
-    from mcplint.rules import heuristics
+    from mcplint.rules import heuristics, unanswered
 
     keyed = []
-    original = heuristics.call_key
-    monkeypatch.setattr(heuristics, "call_key", lambda record: keyed.append(record.line) or original(record))
+    original = unanswered.call_key
+    for module in (heuristics, unanswered):  # the rules' module, and the open-request helpers they use
+        monkeypatch.setattr(module, "call_key", lambda record: keyed.append(record.line) or original(record))
     text = INIT + "".join(line("C→S", call(i)) + line("S→C", result(i)) for i in range(1, 8))
     assert run_transcript(text, Engine([TimeoutWithoutCancel(), RetryStorm()])) == []
     assert keyed == []
@@ -412,9 +413,9 @@ def test_mrtr_rounds_reset_when_the_call_completes():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from mcplint import literal_scan  # noqa: E402
-from mcplint.parse import Parser  # noqa: E402
-from mcplint.readers import open_frames  # noqa: E402
+from mcplint.input import literal_scan  # noqa: E402
+from mcplint.input.parse import Parser  # noqa: E402
+from mcplint.input.readers import open_frames  # noqa: E402
 from mcplint.rules import _secrets  # noqa: E402
 
 _PIECES = st.sampled_from([

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import io
+from datetime import timedelta
 
 import pytest
 
-from mcplint.engine import Engine
-from mcplint.parse import Parser
-from mcplint.readers import open_frames
-from datetime import timedelta
-
+from mcplint.analysis.engine import Engine
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 from tests.harbuilder import ACCEPT, START, dumps, entry, handshake, har, post_headers
 
 ENGINE = Engine()

@@ -383,10 +383,10 @@ def test_reuse_of_an_open_id_the_requests_table_forgot_is_reported():
     # table is still found among the pending ones
     import io
 
-    from mcplint.analyzer import Analyzer, Limits
-    from mcplint.engine import Engine
-    from mcplint.parse import Parser
-    from mcplint.readers import open_frames
+    from mcplint.analysis.analyzer import Analyzer, Limits
+    from mcplint.analysis.engine import Engine
+    from mcplint.input.parse import Parser
+    from mcplint.input.readers import open_frames
 
     lines = ['{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}']
     for i in (2, 3, 4):

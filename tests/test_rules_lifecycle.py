@@ -6,9 +6,10 @@ import io
 
 import orjson
 
-from mcplint.engine import Engine
-from mcplint.parse import Parser
-from mcplint.readers import iter_lines, read_capture
+from mcplint.analysis.engine import Engine
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Parser
+from mcplint.input.readers import read_capture
 from tests.ruledocs import run_transcript
 
 ENGINE = Engine()
@@ -112,7 +113,7 @@ C→S {"jsonrpc":"2.0","id":6,"method":"tools/list"}
 
 
 def test_protocol_version_option_means_the_capture_joined_a_session():
-    from mcplint.engine import Engine
+    from mcplint.analysis.engine import Engine
     from tests.ruledocs import run_transcript
 
     text = 'C→S {"jsonrpc":"2.0","id":5,"method":"tools/list"}\nS→C {"jsonrpc":"2.0","id":5,"result":{"tools":[]}}\n'

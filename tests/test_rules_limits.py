@@ -6,14 +6,14 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from mcplint import analyzer
-from mcplint.analyzer import Answered, RequestEntry
+from mcplint.analysis import analyzer
+from mcplint.analysis.analyzer import Answered, RequestEntry
+from mcplint.analysis.engine import Engine
 from mcplint.cli import main
-from mcplint.engine import Engine
+from mcplint.config.settings import configure
 from mcplint.model import Direction, Kind
 from mcplint.rules import all_rules
 from mcplint.rules._base import Tracker
-from mcplint.settings import configure
 from tests.ruledocs import run_transcript
 
 INIT = '# init 2025-06-18 C={} S={"tools":{}}'

@@ -8,7 +8,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
 from tests.feature_sessions import C2S, LEGACY, S2C, Script, findings
 from tests.ruledocs import run_transcript
 

@@ -290,7 +290,7 @@ _HAND = [
 
 def _sample_values() -> list[tuple[tuple, object]]:
     """(adapter entry, value) of every params/result the schema rules validated in the samples."""
-    from mcplint.engine import Engine
+    from mcplint.analysis.engine import Engine
     from mcplint.rules import schema
 
     seen, original, acceptor = [], schema.validate, schema.acceptor
@@ -474,7 +474,7 @@ def test_a_recursive_definition_is_accepted_only_so_deep():
 
 
 def test_schema_rules_skip_methods_nothing_judges_but_not_an_unknown_revision():
-    from mcplint.engine import Engine
+    from mcplint.analysis.engine import Engine
     from mcplint.model import Kind
     from mcplint.rules.schema import NotificationParamsSchema, RequestParamsSchema, ResultSchema
 

@@ -6,7 +6,7 @@ import io
 
 import orjson
 
-from mcplint.engine import Engine
+from mcplint.analysis.engine import Engine
 from tests.ruledocs import run_transcript
 
 ENGINE = Engine()

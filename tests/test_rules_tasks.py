@@ -353,9 +353,10 @@ def capture(events):
 def lint_capture(events):
     import io
 
-    from mcplint.engine import Engine
-    from mcplint.parse import Parser
-    from mcplint.readers import iter_lines, read_capture
+    from mcplint.analysis.engine import Engine
+    from mcplint.input.lines import iter_lines
+    from mcplint.input.parse import Parser
+    from mcplint.input.readers import read_capture
 
     data = b"\n".join(capture(events)) + b"\n"
     frames = read_capture(iter_lines(io.BytesIO(data)))
@@ -673,7 +674,7 @@ def test_traffic_without_tasks_calls_no_task_rule(monkeypatch):
 
 
 def test_traffic_without_tasks_keeps_no_task_facts():
-    from mcplint.engine import Engine
+    from mcplint.analysis.engine import Engine
     from mcplint.rules._base import Tracker
     from mcplint.rules.tasks import TaskTracker
 
@@ -748,7 +749,7 @@ def test_the_task_gate_drops_no_finding(session, kind, rnd):
 
 
 def test_the_engine_knows_the_task_methods():
-    from mcplint.engine import TASK_METHODS
+    from mcplint.analysis.engine import TASK_METHODS
     from mcplint.rules.tasks import STATUS_NOTIFICATION
     from mcplint.rules.tasks import TASK_METHODS as OURS
 

@@ -7,9 +7,9 @@ import io
 import orjson
 import pytest
 
-from mcplint.engine import Engine
-from mcplint.parse import Parser
-from mcplint.readers import open_frames
+from mcplint.analysis.engine import Engine
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
 from tests.harbuilder import dumps, entry, handshake, har, in_sequence, post_headers
 from tests.ruledocs import run_transcript
 

@@ -5,8 +5,8 @@ keep every finding: each rule still reports at the edge of its gate."""
 
 from __future__ import annotations
 
-from mcplint.analyzer import Session
-from mcplint.engine import Engine
+from mcplint.analysis.analyzer import Session
+from mcplint.analysis.engine import Engine
 from mcplint.model import Direction
 from mcplint.rules._http import HttpTracker
 from tests.ruledocs import run_transcript

@@ -47,7 +47,7 @@ def test_mermaid():
 
 def collect(*paths):
     from mcplint.api import LintOptions, lint_paths
-    from mcplint.show import TimelineCollector
+    from mcplint.commands.show.timeline import TimelineCollector
 
     collector = TimelineCollector()
     findings, _ = lint_paths([str(p) for p in paths], None, LintOptions(), observers=[collector])
@@ -90,7 +90,7 @@ def test_http_rows_and_status():
 def test_whole_message_is_pretty_masked_and_elided():
     import json
 
-    from mcplint.show import MAX_MESSAGE, whole_message
+    from mcplint.commands.show.timeline import MAX_MESSAGE, whole_message
 
     token = "ghp_" + "a1B2c3D4e5" * 4
     text = whole_message({"jsonrpc": "2.0", "id": 1, "result": {"content": [
@@ -118,8 +118,8 @@ def test_anchors_are_file_qualified_and_unique_and_every_finding_has_a_row():
 
 
 def test_findings_without_a_row_get_a_synthetic_row():
+    from mcplint.commands.show.timeline import Row, TimelineCollector
     from mcplint.model import Finding, Severity
-    from mcplint.show import Row, TimelineCollector
 
     collector = TimelineCollector()
     for line in (3, 9):

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-from mcplint.discovery import CAPTURE_SUFFIXES
+from mcplint.input.discovery import CAPTURE_SUFFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -224,8 +224,8 @@ def test_a_hostile_capture_stays_text_in_cards_rows_and_whole_messages(tmp_path)
 
 
 def test_findings_without_a_row_still_get_a_place_and_an_empty_page_renders():
+    from mcplint.commands.show.html import html_report
     from mcplint.model import Finding, Related, Severity
-    from mcplint.show_html import html_report
 
     assert "0 rows; <span class=\"none\">no findings</span>" in html_report([], [], "empty")
     loose = Finding("HX001", "request-unanswered", Severity.WARNING, "never answered", "a<b>.log", 7,

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.cli import main
-from mcplint.show_render import NOTE_LINES, NOTE_WIDTH, _mermaid_note
+from mcplint.commands.show.mermaid import NOTE_LINES, NOTE_WIDTH, _mermaid_note
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.suffix != ".md" and p.is_file())

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from mcplint.api import LintOptions, lint_paths
 from mcplint.cli import main
+from mcplint.commands.stats.collect import StatsCollector, as_dict, code_key, merged
+from mcplint.commands.stats.render import render_tables
 from mcplint.protocol import ERROR_NAMES
-from mcplint.stats import StatsCollector, as_dict, code_key, merged
-from mcplint.stats_report import render_tables
 
 
 def capture(*entries):
@@ -59,9 +59,9 @@ def test_stats_table():
 
 
 def test_sessions_beyond_the_limit_count_in_the_overall_only(monkeypatch):
-    import mcplint.stats
+    import mcplint.commands.stats.collect
 
-    monkeypatch.setattr(mcplint.stats, "MAX_SESSIONS", 2)
+    monkeypatch.setattr(mcplint.commands.stats.collect, "MAX_SESSIONS", 2)
     result = CliRunner().invoke(main, ["stats", "--output-format", "json", "-"], input=TEXT * 4)
     document = orjson.loads(result.output)
     assert len(document["sessions"]) == 2 and document["sessions_not_shown"] == 2

@@ -131,8 +131,8 @@ def test_show_files_lists_hostile_names_safely(corpus):
 def test_capture_lint_prints_findings_safely(corpus):
     import io
 
-    from mcplint.capture import lint_findings
-    from mcplint.readers import iter_lines
+    from mcplint.commands.capture.stdio import lint_findings
+    from mcplint.input.lines import iter_lines
 
     lines = iter_lines(io.BytesIO((corpus / NAMES[0]).read_bytes()))
     printed = "".join(lint_findings(lines, f"live{ESC}[2J.mcplog"))

@@ -16,7 +16,7 @@ personal data alike. Modules, one job each:
 - ``layers``: JSON string literals, escapes, percent-encoding, base64 (decode, redact, re-encode);
 - ``placeholders``: ``[REDACTED:<kind>:<tag>]`` with keyed-HMAC tags;
 - ``engine``: the pipeline and the structural JSON walk;
-- ``formats``: one handler per input format of ``mcplint.readers.READERS``;
+- ``formats``: one handler per input format of ``mcplint.input.readers.READERS``;
 - ``report``: counts per kind and hits (never values).
 """
 
@@ -32,7 +32,7 @@ from mcplint.redact.engine import (
     UserRule,
     expand_kinds,
 )
-from mcplint.redact.formats import HANDLERS, UnsupportedFormat, redact_stream
+from mcplint.redact.formats import HANDLERS, UnsupportedFormat, redact_lines, redact_stream
 from mcplint.redact.known import SecretsFileError
 from mcplint.redact.known import load as load_secrets
 from mcplint.redact.layers import BASE64_RUN_RE, STRING_LITERAL_RE
@@ -64,7 +64,7 @@ __all__ = [
 
 def redact_text(text: str, key: bytes | str | None = None, **options) -> str:
     """Redact a text (one or more lines of any supported shape) with a fresh engine."""
-    return Redactor(RedactOptions(key=key, **options)).redact_text(text)
+    return redact_lines(Redactor(RedactOptions(key=key, **options)), text)
 
 
 def line_redactor(options: RedactOptions | None = None):

@@ -274,15 +274,6 @@ class Redactor:
             pos = block.find(member, end)
         return lines
 
-    def redact_text(self, text: str) -> str:
-        """A multi-line text, line by line (line count and line endings kept)."""
-        from mcplint.redact.formats import LineHandler
-
-        handler = LineHandler(self)
-        out = [new for line in text.split("\n") for new in handler.feed(line)]
-        out.extend(handler.flush())
-        return "\n".join(out)
-
     def redact_string(self, value: str, depth: int = 0, key: str | None = None) -> str:
         """A decoded string value (a JSON string's content, a stderr line, a file's text)."""
         if depth > MAX_DEPTH or len(value) < 4 or value in self._clean:

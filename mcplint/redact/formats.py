@@ -1,6 +1,6 @@
 """Redaction of whole inputs, format by format.
 
-Every reader of :data:`mcplint.readers.READERS` has an entry in :data:`HANDLERS` (a test fails
+Every reader of :data:`mcplint.input.readers.READERS` has an entry in :data:`HANDLERS` (a test fails
 when one is missing, so a new input format cannot ship without redaction). A handler receives
 the decoded lines of the input in order and gives back their redacted text in the same order;
 the stream writes the original bytes of every line that did not change, so line count, line
@@ -21,11 +21,10 @@ from typing import IO, Any
 
 import orjson
 
-from mcplint.discovery import binary_reason
-from mcplint.formats import python_sdk
-
-from mcplint.parse import _utf16
-from mcplint.readers import SNIFF_BYTES, SNIFF_LINES, sniff
+from mcplint.input.formats import python_sdk
+from mcplint.input.parse import _utf16
+from mcplint.input.readers import SNIFF_BYTES, SNIFF_LINES, sniff
+from mcplint.input.registry import binary_reason
 from mcplint.redact._rx import rx
 from mcplint.redact.engine import _CUT_TEXT_MEMBERS, JSON_START, LONG_LINE, Redactor, _splice
 from mcplint.redact.layers import STRING_LITERAL_RE, decode_literal, splice_literal
@@ -52,6 +51,14 @@ class _Held:
     def __init__(self, text: str, free: str, line: int):
         self.text, self.free, self.line = text, free, line
         self.spans: list[Span] = []
+
+
+def redact_lines(redactor: Redactor, text: str) -> str:
+    """A multi-line text, line by line as a line-based format is (line count and line endings kept)."""
+    handler = LineHandler(redactor)
+    out = [new for line in text.split("\n") for new in handler.feed(line)]
+    out.extend(handler.flush())
+    return "\n".join(out)
 
 
 class LineHandler:
@@ -596,7 +603,7 @@ def _changed_strings(old: Any, new: Any, changes: dict[str, str]) -> bool:
     return type(old) is type(new) and old == new
 
 
-#: One entry per reader in ``mcplint.readers.READERS``.
+#: One entry per reader in ``mcplint.input.readers.READERS``.
 HANDLERS: dict[str, type[LineHandler]] = {
     "jsonl": JsonLinesHandler,
     "capture": CaptureHandler,

@@ -6,10 +6,10 @@ from collections import defaultdict
 from urllib.parse import quote
 
 from mcplint import __version__
-from mcplint.docs import help_url, read_page, sections
-from mcplint.fingerprint import fingerprints
 from mcplint.model import Severity
+from mcplint.report.fingerprint import fingerprints
 from mcplint.rules import load
+from mcplint.rules.pages import help_url, read_page, sections
 from mcplint.untrusted import github_data, github_property, json_text, xml_attr, xml_text
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mcplint.docs import help_url
 from mcplint.report.text import summary_line
+from mcplint.rules.pages import help_url
 from mcplint.untrusted import markdown_code, markdown_text
 
 

@@ -6,9 +6,9 @@ from itertools import groupby
 
 from tabulate import tabulate
 
-from mcplint.terminal import SEVERITY_COLORS, styler
 from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
+from mcplint.report.terminal import SEVERITY_COLORS, styler
 from mcplint.rules._base import fmt_id
 from mcplint.untrusted import json_text, shown, shown_finding
 

@@ -14,7 +14,7 @@ from mcplint.excerpt import excerpt_of, redact_finding
 from mcplint.model import ORDER_UNCERTAIN, Finding, Kind, Record, Related, Severity
 
 if TYPE_CHECKING:
-    from mcplint.analyzer import Session
+    from mcplint.analysis.analyzer import Session
 
 REGISTRY: dict[str, type[Rule]] = {}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import Rule, Tracker, fmt_id, params_of, result_of, tracker
 

@@ -2,7 +2,7 @@
 
 HTTP captures (the HAR reader) give every HTTP exchange an *exchange* record: a ``Kind.COMMENT``
 record whose ``http`` facts hold the request and response of one HAR entry (see
-:mod:`mcplint.formats.har`). Most HTTP rules judge those records, because they exist whether or
+:mod:`mcplint.input.formats.har`). Most HTTP rules judge those records, because they exist whether or
 not a JSON-RPC message travelled (a ``202``, a ``DELETE``, a ``401``...). The
 :class:`HttpTracker` keeps what later exchanges of the session are judged against: the issued
 ``Mcp-Session-Id``, SSE event ids, streams that ended without their response, and so on.

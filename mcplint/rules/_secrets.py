@@ -1,6 +1,6 @@
 """Might a message hold a secret? The tests HX011 and LG006 run on a line before walking its JSON.
 
-They read the line's literal bits (:mod:`mcplint.literal_scan`): those a reader tagged the record
+They read the line's literal bits (:mod:`mcplint.input.literal_scan`): those a reader tagged the record
 with (``Record.signs``), else one scan of the line. A clean line costs that one scan at most; the
 rules walk a message's JSON only when a bit they care about is set. HX011 leaves log messages to
 LG006, so no record is scanned twice.
@@ -10,8 +10,17 @@ from __future__ import annotations
 
 import re
 
-from mcplint.literal_scan import (  # noqa: F401 - the probes are re-exported for the rules
-    AUTH_PROBES, CUT, KEY, MAX_SCAN, PROBE, TOKEN, TOKEN_PROBES, URL, head, signs,
+from mcplint.input.literal_scan import (  # noqa: F401 - the probes are re-exported for the rules
+    AUTH_PROBES,
+    CUT,
+    KEY,
+    MAX_SCAN,
+    PROBE,
+    TOKEN,
+    TOKEN_PROBES,
+    URL,
+    head,
+    signs,
 )
 
 

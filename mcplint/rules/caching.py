@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import Rule, fmt_id, params_of, result_of, rule
 

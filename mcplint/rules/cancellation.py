@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import RequestEntry, _alternate_key
+from mcplint.analysis.analyzer import RequestEntry, _alternate_key
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import NOTIFICATIONS, RESPONSES, Rule, error_of, fmt_id, params_of, rule
 

@@ -15,10 +15,19 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, Rule, Tracker, error_of, fmt_id, params_of, result_of, rule, set_plan_facts,
+    NOTIFICATIONS,
+    REQUESTS,
+    Rule,
+    Tracker,
+    error_of,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+    set_plan_facts,
     tracker,
 )
 

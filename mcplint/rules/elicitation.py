@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import (
@@ -30,8 +30,8 @@ from mcplint.rules._base import (
 )
 from mcplint.rules._embedded import (
     ANSWERED,
-    ClientFeatureRule,
     Ask,
+    ClientFeatureRule,
     Problem,
     answers_to,
     asks_for,

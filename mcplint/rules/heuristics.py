@@ -21,52 +21,39 @@ from typing import Any, ClassVar
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import EMPTY, Bounded, RequestEntry, Session
+from mcplint.analysis.analyzer import EMPTY, Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
+from mcplint.protocol import LONG_LIVED
 from mcplint.rules._base import (
-    RuleOptions,
-    duration,
     MESSAGES,
     NOTIFICATIONS,
     REQUESTS,
     RESPONSES,
     Rule,
+    RuleOptions,
+    duration,
     fmt_id,
     params_of,
     result_of,
     rule,
 )
-from mcplint.rules._memo import per_record
 from mcplint.rules._secrets import (
-    AUTH_PROBES, MAX_SCAN, TOKEN_PROBES, has_sk, has_token_probe, might_hold_secret,
+    AUTH_PROBES,
+    MAX_SCAN,
+    TOKEN_PROBES,
+    has_sk,
+    has_token_probe,
+    might_hold_secret,
 )
 from mcplint.rules.subscriptions import Subscriptions, asks_for
 from mcplint.rules.tools import content_kinds
-from mcplint.protocol import LONG_LIVED
-from mcplint.rules.unanswered import label, maybe_answered
+from mcplint.rules.unanswered import call_key, label, maybe_answered
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
 
 # -- shared helpers ------------------------------------------------------------------------------
-@per_record  # several rules ask
-def call_key(record: Record) -> tuple[str | None, int]:
-    """What makes two requests "the same call": method and params without ``_meta``.
-
-    ``_meta`` is left out because it carries per-request values (progress tokens, identity).
-    """
-    params = record.params
-    if isinstance(params, dict) and "_meta" in params:
-        params = params.copy()
-        del params["_meta"]
-    try:
-        body = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        body = repr(params).encode()
-    return (record.method, hash(body))
-
-
 def table(session: Session, rule_: Rule, name: str) -> Bounded:
     """The rule's per-session table ``name`` (made on first use, bounded to 10 000 entries)."""
     key = (type(rule_), name)

@@ -3,7 +3,7 @@
 The client opens an SSE stream with GET; the server's first event is ``endpoint`` with the URL
 the client POSTs its messages to; every server message travels on that stream as a ``message``
 event. The HAR reader recognises the transport by the ``endpoint`` event (see
-:mod:`mcplint.formats.har`). Origin validation (HS004) is HT018.
+:mod:`mcplint.input.formats.har`). Origin validation (HS004) is HT018.
 """
 
 from __future__ import annotations

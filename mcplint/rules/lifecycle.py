@@ -12,11 +12,21 @@ from __future__ import annotations
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Phase
+from mcplint.analysis.analyzer import Phase
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    MESSAGES, NOTIFICATIONS, REQUESTS, Rule, Tracker, fmt_id, params_of, result_of, rule, set_plan_facts,
-    tracker, where,
+    MESSAGES,
+    NOTIFICATIONS,
+    REQUESTS,
+    Rule,
+    Tracker,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+    set_plan_facts,
+    tracker,
+    where,
 )
 
 C2S, S2C = Direction.C2S, Direction.S2C

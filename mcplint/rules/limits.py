@@ -7,7 +7,7 @@ memory does not grow with the capture. When a table first forgets an entry the a
 record (``Session.limits_hit``); IO012 reports it once per session and table, saying which
 checks see less from there on. The caps are IO012's options.
 
-Input lines are read up to ``LintOptions.max_line_bytes`` (``readers.MAX_LINE_BYTES``); a longer
+Input lines are read up to ``LintOptions.max_line_bytes`` (``lines.MAX_LINE_BYTES``); a longer
 line is cut by the reader, not parsed, and IO013 reports it once per file.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from mcplint.analyzer import MAX_ANSWERED, MAX_OPEN_SESSIONS, MAX_PENDING, MAX_TOOLS, Limits
+from mcplint.analysis.analyzer import MAX_ANSWERED, MAX_OPEN_SESSIONS, MAX_PENDING, MAX_TOOLS, Limits
 from mcplint.model import Kind, Severity
 from mcplint.rules._base import Rule, RuleOptions, fmt_id, rule
 from mcplint.rules.resources import MAX_SUBSCRIPTIONS

@@ -18,14 +18,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, Phase
+from mcplint.analysis.analyzer import Bounded, Phase
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN  # the redaction engine will supersede these
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker, where,
+    NOTIFICATIONS,
+    REQUESTS,
+    RESPONSES,
+    Rule,
+    Tracker,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+    tracker,
+    where,
 )
 from mcplint.rules._feature_helpers import (
-    ENVELOPE_CODES, a, error_code, plural, request_meta, shown,
+    ENVELOPE_CODES,
+    a,
+    error_code,
+    plural,
+    request_meta,
+    shown,
 )
 from mcplint.rules._secrets import might_hold_log_secret
 

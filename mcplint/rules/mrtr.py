@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import REQUESTS, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker
 from mcplint.rules.modern import ANSWERED, ModernTracker, modern_response, request_caps

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Kind, Record, Severity
 from mcplint.rules._base import REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker
 from mcplint.rules._feature_helpers import ENVELOPE_CODES, a, error_code, error_message, shown
@@ -82,7 +82,7 @@ class PaginationTracker(Tracker):
         if issued is None:
             issued = self.of(session).issued[key] = Bounded(_KEPT)
         issued[result["nextCursor"]] = record
-        # setdefault, not "in": storing asks nothing about other sessions (see mcplint.parallel)
+        # setdefault, not "in": storing asks nothing about other sessions (see mcplint.analysis.parallel)
         files = session.file_state.setdefault(_FILE_KEY, {}).setdefault(key, Bounded(_KEPT))
         files[result["nextCursor"]] = session.label
 

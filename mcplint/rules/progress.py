@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import RequestEntry, progress_token
+from mcplint.analysis.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, feature, fmt_id, params_of, rule
 

@@ -15,13 +15,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, Phase
+from mcplint.analysis.analyzer import Bounded, Phase
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
-    NOTIFICATIONS, REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker, where,
+    NOTIFICATIONS,
+    REQUESTS,
+    RESPONSES,
+    Rule,
+    Tracker,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+    tracker,
+    where,
 )
 from mcplint.rules._feature_helpers import (
-    a, error_message, final_result, item_error_code, listing, says_not_found, shown,
+    a,
+    error_message,
+    final_result,
+    item_error_code,
+    listing,
+    says_not_found,
+    shown,
 )
 from mcplint.rules.capabilities import missing_text, negotiation_level
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, Tracker, error_of, fmt_id, rule, tracker
 from mcplint.rules._embedded import (

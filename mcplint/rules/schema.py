@@ -27,8 +27,9 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Direction, Kind, Severity
+from mcplint.rules import _schema_cache
 from mcplint.rules._base import (
     NOTIFICATIONS,
     REGISTRY,
@@ -39,7 +40,6 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
-from mcplint.rules import _schema_cache
 from mcplint.rules._shapes import acceptor as compile_acceptor
 
 _SCHEMA = "schema"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from mcplint import pollution, protocol
+from mcplint import protocol
 from mcplint.excerpt import mask_text, shorten
+from mcplint.input import pollution
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import MESSAGES, Rule, fmt_id, rule
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, _alternate_key
+from mcplint.analysis.analyzer import Bounded, _alternate_key
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import (
     NOTIFICATIONS,

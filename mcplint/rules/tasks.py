@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded, progress_token
+from mcplint.analysis.analyzer import Bounded, progress_token
 from mcplint.model import Direction, Kind, Record, Severity, id_key
 from mcplint.rules._base import (
     NOTIFICATIONS,

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.analyzer import Bounded
+from mcplint.analysis.analyzer import Bounded
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, tracker

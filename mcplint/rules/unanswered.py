@@ -10,12 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import chain
 
+import orjson
+
 from mcplint import protocol
-from mcplint.analyzer import RequestEntry, Session
+from mcplint.analysis.analyzer import RequestEntry, Session
 from mcplint.model import Direction, Finding, Record, Related, Severity, id_key
 from mcplint.protocol import LONG_LIVED
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule, where
 from mcplint.rules._http import facts_of
+from mcplint.rules._memo import per_record
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
@@ -108,6 +111,23 @@ def label(record: Record) -> str:
     return f"{record.method} #{fmt_id(record.id)}"
 
 
+@per_record  # several rules ask
+def call_key(record: Record) -> tuple[str | None, int]:
+    """What makes two requests "the same call": method and params without ``_meta``.
+
+    ``_meta`` is left out because it carries per-request values (progress tokens, identity).
+    """
+    params = record.params
+    if isinstance(params, dict) and "_meta" in params:
+        params = params.copy()
+        del params["_meta"]
+    try:
+        body = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        body = repr(params).encode()
+    return (record.method, hash(body))
+
+
 def sent_again(session: Session, entries: list[RequestEntry]) -> dict[RequestEntry, Record]:
     """The open client requests among ``entries`` that the client later sent again (same method
     and params, another id), each with the latest copy: the client gave up on the first.
@@ -115,8 +135,6 @@ def sent_again(session: Session, entries: list[RequestEntry]) -> dict[RequestEnt
     Only requests the analyzer still holds whole are compared (the open ones and the last
     answered ones); ``initialize`` and ``ping`` are re-sent for other reasons.
     """
-    from mcplint.rules.heuristics import call_key  # heuristics imports this module
-
     methods = {e.record.method for e in entries} - {"initialize", "ping"}
     if not methods:
         return {}

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import anyio
 
-from mcplint import mitm_addon
-
+from mcplint.commands.capture import mitm_addon
 from tests.e2e import scenarios
 from tests.e2e.har_proxy import serve
 from tests.e2e.harness import pinned_handshake_version

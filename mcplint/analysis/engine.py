@@ -1,0 +1,324 @@
+"""The lint engine: records in, findings out, dispatching each record to relevant rules only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from typing import IO
+
+from mcplint import protocol
+from mcplint.analysis.analyzer import EMPTY, Analyzer, Limits, Session
+from mcplint.input.parse import Parser
+from mcplint.input.readers import open_frames
+from mcplint.model import Finding, Kind, Record
+from mcplint.rules import all_rules
+from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
+
+#: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
+FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
+            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024}
+
+#: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
+TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
+
+# the kinds as plain names: ``Kind.RESULT`` costs a descriptor call (about 50 ns in Python 3.11)
+_REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
+
+
+def record_features(record: Record, session: Session) -> int:
+    """The ``FEATURES`` bits that hold for ``record`` (cheap attribute and dict tests).
+
+    "envelope" (64) holds where the JSON-RPC envelope leaves the common, well-formed shape:
+    "jsonrpc" not "2.0", params or result not an object, a request id neither integer nor string,
+    result beside error, or an error response (the envelope rules run on these only)."""
+    kind = record.kind
+    msg = record.msg
+    if kind is _RESULT:
+        holder = msg.get("result") if type(msg) is dict else None
+        bits = 0 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 64
+    elif kind is _REQUEST or kind is _NOTIFICATION:
+        holder = record.params
+        bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
+                     and ("params" not in msg or type(msg["params"]) is dict)) else 64
+        direction = record.direction
+        if kind is _REQUEST and direction is not None:
+            rid, limits_hit = record.id, session.limits_hit
+            if type(rid) is int or type(rid) is str:
+                # "reused-id": Session.find_request inline; an open request is also among the
+                # requests unless a table forgot one (limits_hit)
+                key = ("int", rid) if type(rid) is int else ("str", rid)
+                if key in session.requests.get(direction, EMPTY) \
+                        or (limits_hit and key in session.pending.get(direction, EMPTY)):
+                    bits |= 512
+            else:
+                bits = 64
+            if limits_hit or session.pending.get(direction):
+                bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
+        elif kind is _REQUEST and type(record.id) is not int and type(record.id) is not str:
+            bits = 64
+    else:
+        holder = record.params
+        bits = 64 if kind is _ERROR else 0
+    if record.flags:
+        bits |= 1
+    if record.direction is None:
+        bits |= 2
+    if record.t is not None:
+        bits |= 4
+    if record.http is not None:
+        bits |= 8
+    if type(holder) is dict and "_meta" in holder:
+        meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
+        if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):
+            bits |= 16
+    if not session.messages:
+        bits |= 32
+    if record.signs != 0:
+        bits |= 256
+    revision = record.revision
+    if (revision == protocol.V2025_11_25 or revision is None) and task_record(record, kind, holder):
+        bits |= 128  # the task rules apply to 2025-11-25 and to records of no known revision
+    return bits
+
+
+def task_record(record: Record, kind: Kind, holder) -> bool:
+    """Whether ``record`` can show or affect a task (the "task" feature; ``holder`` is its params,
+    or its result when it is a result): a task method; a request with ``params.task``; a result
+    with a ``task`` member (a CreateTaskResult); a response to a task method or to a request with
+    ``params.task``; progress for a request answered with a task (``RequestEntry.task``) or with
+    ``_meta`` (which may name a related task). Why this covers every task rule: ``rules/tasks.py``."""
+    if kind is _NOTIFICATION:
+        method = record.method
+        if method == "notifications/progress":
+            ref = record.target
+            entry = (ref.live or ref.finished) if ref is not None else None
+            return (entry is not None and entry.task) or (type(holder) is dict and "_meta" in holder)
+        return method in TASK_METHODS
+    if kind is _RESULT or kind is _ERROR:
+        request = record.request
+        if request is None:
+            return False
+        if kind is _RESULT and type(holder) is dict and "task" in holder:
+            return True
+        params = request.params
+        return request.method in TASK_METHODS or (type(params) is dict and "task" in params)
+    if kind is _REQUEST:
+        return record.method in TASK_METHODS or (type(holder) is dict and "task" in holder)
+    return False
+
+
+class Engine:
+    """Runs a fixed set of rules over record streams.
+
+    Each record gets a plan, cached per dispatch key (kind, method, revision, era, phase, answer,
+    feature bits and the session's plan facts: :meth:`_plan`): the checks of the rules that declared interest in it and
+    the trackers that commit it, so a record costs only the rules that can say something about it.
+    ``observers`` are trackers that see every record they ask for after it was judged (the
+    ``stats`` and ``show`` commands use them).
+    """
+
+    def __init__(self, rules: Sequence[Rule] | None = None, protocol_version: str | None = None,
+                 observers: Sequence[Tracker] = ()):
+        self.rules = sorted(rules if rules is not None else all_rules(), key=lambda r: r.code)
+        self.protocol_version = protocol_version
+        self._any_method: dict[Kind, list[Rule]] = {}
+        self._by_method: dict[tuple[Kind, str], list[Rule]] = {}
+        for rule in self.rules:
+            for kind in rule.kinds:
+                if rule.methods is None:
+                    self._any_method.setdefault(kind, []).append(rule)
+                else:
+                    for method in rule.methods:
+                        self._by_method.setdefault((kind, method), []).append(rule)
+        self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> (bound check methods, trackers): see _plan
+        # the families' features take the bits above the built-in ones; each holds unless its
+        # clean test passes on a record of its kind and method
+        features = FEATURES | {name: 1 << (16 + i) for i, name in enumerate(sorted(FAMILY_FEATURES))}
+        self._family_bits = sum(features[name] for name in FAMILY_FEATURES)
+        self._clean_tests: dict[tuple[Kind, str], list[tuple[int, object]]] = {}
+        for name, (kind, method, clean) in FAMILY_FEATURES.items():
+            self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
+        self._required = {r.code: sum(features[name] for name in r.requires) for r in self.rules}
+        self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
+        self._finishers_for: dict[tuple, tuple] = {}  # (version, modern) -> bound finish methods that apply
+        self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
+        # family trackers, then observers (stats, timelines) that watch the same records
+        self.trackers = [cls() for cls in TRACKERS] + list(observers)
+        self._tracker_finishers = [t for t in self.trackers if getattr(type(t), "finish", None) is not Tracker.finish]
+        self.crashes: list[str] = []
+        self._seq = 0  # the next record's arrival number (Record.seq)
+        self.taken = 0  # records taken from the streams (batches count once)
+        self._tracker_dispatch: dict[tuple, tuple[Tracker, ...]] = {}
+
+    def _trackers_for(self, record: Record, session: Session) -> tuple[Tracker, ...]:
+        kind, method, revision, modern = record.kind, record.effective_method, record.revision, session.modern
+        key = (kind, method, revision, modern)
+        trackers = self._tracker_dispatch.get(key)
+        if trackers is None:
+            if len(self._tracker_dispatch) > 4096:
+                self._tracker_dispatch.clear()
+            trackers = self._tracker_dispatch[key] = tuple(
+                t for t in self.trackers
+                if kind in t.kinds and (t.methods is None or method in t.methods)
+                and t.dispatches(kind, method, revision, modern))
+        return trackers
+
+    @property
+    def limits(self) -> Limits:
+        """Caps of the per-session tables: IO012's options when it runs, else the defaults."""
+        for rule in self.rules:
+            if hasattr(rule, "table_limits"):
+                return rule.table_limits()
+        return Limits()
+
+    # -- public API ------------------------------------------------------------------------
+    def lint_stream(self, stream: IO[bytes], path: str, input_format: str = "auto",
+                    analyzer: Analyzer | None = None) -> Iterator[Finding]:
+        """Lint one binary stream (a file or stdin)."""
+        _, frames = open_frames(stream, input_format)
+        return self.lint_records(Parser(path).records(frames), path, analyzer)
+
+    def lint_records(self, records: Iterable[Record], path: str,
+                     analyzer: Analyzer | None = None, whole_file: bool = True) -> Iterator[Finding]:
+        """Lint an iterable of parsed records of one file (the library entry point).
+
+        ``whole_file`` False: the records are one part of a file (:mod:`mcplint.analysis.parallel`), so
+        the rules that judge a file as a whole (``Rule.finish_file``) are not asked.
+        """
+        analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
+        finished: set[int] = set()
+        for record in records:
+            found = self._record(record, analyzer)
+            if found:
+                yield from found
+            if analyzer.closed:
+                for session in analyzer.take_closed():
+                    finished.add(id(session))
+                    yield from self._finish(session)
+        for session in analyzer.all_sessions():
+            if id(session) not in finished:
+                yield from self._finish(session)
+        if whole_file:
+            for rule in self._file_finishers:
+                try:
+                    yield from rule.finish_file(path, analyzer)
+                except Exception as exc:
+                    self._crashed(rule.code, path, 0, exc)
+
+    # -- internals -------------------------------------------------------------------------
+    def _plan(self, record: Record, session: Session) -> tuple[tuple, tuple[Tracker, ...]]:
+        """The bound ``check`` methods of the rules interested in this record's kind, method,
+        phase, features and session plan facts that apply to its revision, and the trackers that commit it (as the
+        session stands before it: see :meth:`_commit`), cached per combination."""
+        kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
+        phase, features, answer = session.phase, record_features(record, session) | self._family_bits, record.answer
+        tests = self._clean_tests.get((kind, method))
+        if tests is not None:
+            for bit, clean in tests:
+                if clean(record):
+                    features &= ~bit
+        facts = session.plan_facts
+        key = (kind, method, version, modern, phase, features, answer, facts)
+        plan = self._dispatch.get(key)
+        if plan is None:
+            if len(self._dispatch) > 4096:  # custom methods and odd versions: keep the cache bounded
+                self._dispatch.clear()
+            chosen = set(self._any_method.get(kind, ()))
+            if method is not None:
+                chosen.update(self._by_method.get((kind, method), ()))
+            checks = tuple(rule.check for rule in sorted(
+                (r for r in chosen if self.applies(r, version, modern)
+                 and (r.phases is None or phase in r.phases)
+                 and (r.answers is None or answer in r.answers)
+                 and self._required[r.code] & features == self._required[r.code]
+                 and r.dispatches(kind, method, version, modern)
+                 and r.awaits(facts, kind, method)),
+                key=lambda r: r.code))
+            plan = self._dispatch[key] = (checks, self._trackers_for(record, session))
+        return plan
+
+    def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
+        """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""
+        known = protocol.nearest_known(version, modern)
+        if known is None:
+            return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
+        return known in rule.versions
+
+    def _record(self, record: Record, analyzer: Analyzer) -> list[Finding] | tuple[()]:
+        """Judge ``record`` (and a batch's elements) by the rules of its plan, then commit it."""
+        record.seq = self._seq
+        self._seq += 1
+        self.taken += 1
+        session = analyzer.observe(record)
+        revision, modern = record.revision, session.modern
+        checks, trackers = self._plan(record, session)
+        found = self._run(checks, record, session) if checks else ()
+        for child in record.children:  # each element judged and committed before the batch
+            found = [*found, *self._element(child, analyzer, session)]
+        analyzer.commit(record)
+        self._commit(record, session, trackers, revision, modern)
+        return found
+
+    def _element(self, child: Record, analyzer: Analyzer, session: Session) -> list[Finding] | tuple[()]:
+        child.seq = self._seq
+        self._seq += 1
+        analyzer.observe(child)
+        revision, modern = child.revision, session.modern
+        checks, trackers = self._plan(child, session)
+        found = self._run(checks, child, session) if checks else ()
+        analyzer.commit(child)
+        self._commit(child, session, trackers, revision, modern)
+        return found
+
+    def _run(self, checks: tuple, record: Record, session: Session) -> list[Finding]:
+        found: list[Finding] = []
+        for check in checks:
+            try:
+                found.extend(check(record, session))
+            except Exception as exc:  # a bug of ours must not cost the user the other findings
+                self._crashed(check.__self__.code, record.path, record.line, exc)
+        return found
+
+    def _commit(self, record: Record, session: Session, trackers: tuple[Tracker, ...],
+                revision: str | None, modern: bool) -> None:
+        """Let ``trackers`` (planned before the analyzer committed the record, when its revision
+        and the session's era were ``revision`` and ``modern``) commit ``record``; planned anew
+        if the commit changed either."""
+        if record.revision is not revision or session.modern is not modern:
+            trackers = self._trackers_for(record, session)
+        for tracker in trackers:
+            try:
+                tracker.commit(record, session)
+            except Exception as exc:
+                self._crashed(type(tracker).__name__, record.path, record.line, exc)
+
+    def _finish(self, session: Session) -> Iterator[Finding]:
+        key = (session.version, session.modern)
+        finishers = self._finishers_for.get(key)
+        if finishers is None:
+            if len(self._finishers_for) > 256:  # odd versions: keep the cache bounded
+                self._finishers_for.clear()
+            finishers = self._finishers_for[key] = tuple(
+                rule.finish for rule in self._finishers if self.applies(rule, *key))
+        for finish in finishers:
+            try:
+                yield from finish(session)
+            except Exception as exc:
+                self._crashed(finish.__self__.code, session.path, 0, exc)
+        for tracker in self._tracker_finishers:
+            try:
+                tracker.finish(session)
+            except Exception as exc:
+                self._crashed(type(tracker).__name__, session.path, 0, exc)
+        session.release()
+
+    def _crashed(self, who: str, path: str, line: int, exc: Exception) -> None:
+        if os.environ.get("MCPLINT_DEBUG"):
+            raise exc
+        if len(self.crashes) < 100:
+            self.crashes.append(f"{who} failed on {path}:{line}: {type(exc).__name__}: {exc}")
+
+    def take_crashes(self) -> list[str]:
+        """Internal errors of rules since the last call (the run goes on without them)."""
+        crashes, self.crashes = self.crashes, []
+        return crashes

@@ -1,0 +1,780 @@
+"""``--jobs``: lint files, and the sessions of one large file, in several processes.
+
+Files are linted in a process pool. A large file in a line-oriented format (plain JSON Lines,
+the canonical capture without ``session`` keys, transcripts) is also cut into *parts* at lines
+that open a new session (a client ``initialize`` request), and the parts are linted in
+parallel. The result must equal a single process's, byte for byte, so each part runs
+speculatively and is checked afterwards:
+
+* Session numbers: the parent predicts the ordinal of each part's first session from a fast
+  scan for ``initialize`` lines; every part reports how many sessions it opened, and a part
+  whose prediction was wrong (a file with 2026-07-28 traffic between handshakes, for example)
+  is linted again with the right number.
+* Facts shared by the sessions of a file: rules keep them in ``Session.file_state`` (LC011's
+  echoed versions, cursors issued in other sessions, ...). In a part that dict records the
+  paths every rule reads and writes (:class:`TrackedDict`); when a part read something an
+  earlier part wrote, its findings may depend on that part, and the whole file is linted again
+  in one process. The analyzer's ``server_requests_seen`` is handled like a session number.
+* A part ends at the first record of the next one; a message spread over several lines
+  (IO003) that runs across the cut, a ``session`` key in the capture, or a cut after a session
+  without messages also sends the file back to one process.
+
+So a file costs at most one extra pass, and only when its sessions really depend on each other.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import mmap
+import os
+import pickle
+import signal
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcplint.analysis.analyzer import Analyzer
+from mcplint.analysis.engine import Engine
+from mcplint.analysis.lint import LintOptions, lint_file, lint_stream
+from mcplint.input.lines import iter_lines
+from mcplint.input.parse import Frame, Parser
+from mcplint.input.readers import READERS, UnknownFormat, open_frames
+from mcplint.model import Direction, Finding, Kind, Record
+from mcplint.report import progress_bar
+from mcplint.report.summary import RunSummary, SessionInfo
+from mcplint.rules import all_rules
+from mcplint.rules import load as load_rules
+from mcplint.rules._base import Rule
+
+#: Formats whose readers treat every line on its own, so a part can start at any line.
+SPLITTABLE = ("jsonl", "capture", "transcript")
+#: Files smaller than this are linted whole.
+SPLIT_BYTES = 8 << 20
+#: Parts are at least this large (a part costs a process task and a scan).
+MIN_PART_BYTES = 4 << 20
+#: Parts per process, so that uneven sessions still keep every process busy.
+PARTS_PER_JOB = 4
+#: The lines before a file's first ``initialize`` are analysed in the parent up to this size, to
+#: number the sessions exactly; beyond it the numbering is guessed (and checked).
+PREFIX_PROBE_BYTES = 1 << 20
+MAX_CRASHES = 100  # as Engine keeps per file
+
+
+# -- the shared facts of a part, recorded ------------------------------------------------------
+class StateLog:
+    """Paths of ``file_state`` one part read and wrote.
+
+    A *full* read saw a value (or its absence); a *shape* read only relied on a container being
+    there. A *leaf* write stored a value (or replaced a subtree); a *shape* write created an
+    empty container. Reads during the finish of the part's last session, and writes while its
+    first record was judged, are also kept apart: one process runs those two the other way
+    round (the next part's first record closes the session).
+    """
+
+    def __init__(self) -> None:
+        self.reads: set[tuple] = set()
+        self.shape_reads: set[tuple] = set()
+        self.writes: set[tuple] = set()
+        self.shape_writes: set[tuple] = set()
+        self.final_reads: set[tuple] = set()
+        self.final_shape_reads: set[tuple] = set()
+        self.first_writes: set[tuple] = set()
+        self.first_shape_writes: set[tuple] = set()
+        self.phase = "first"  # "first" record, the "body", the "final" finish
+
+    def read(self, path: tuple, shape: bool = False) -> None:
+        (self.shape_reads if shape else self.reads).add(path)
+        if self.phase == "final":
+            (self.final_shape_reads if shape else self.final_reads).add(path)
+
+    def write(self, path: tuple, shape: bool = False) -> None:
+        (self.shape_writes if shape else self.writes).add(path)
+        if self.phase == "first":
+            (self.first_shape_writes if shape else self.first_writes).add(path)
+
+
+def _tracked(log: StateLog, path: tuple, value: Any) -> Any:
+    """``value`` with plain dicts and sets (at any depth) replaced by tracked ones."""
+    if type(value) is dict:
+        out = TrackedDict(log, path)
+        for key, item in value.items():
+            dict.__setitem__(out, key, _tracked(log, path + (key,), item))
+        return out
+    if type(value) is set:
+        out = TrackedSet(log, path)
+        set.update(out, value)
+        return out
+    return value
+
+
+def _is_container(value: Any) -> bool:
+    return type(value) is TrackedDict or type(value) is TrackedSet
+
+
+class TrackedDict(dict):
+    """``Session.file_state`` of a part: a dict that logs which paths rules read and write.
+
+    ``setdefault(key, value)`` with a value that is not a plain dict or set counts as a write
+    only: rules use it to keep the first value seen (LC011), not to learn whether an earlier
+    session stored one; a rule that needs to know reads with ``get``, ``[]`` or ``in``.
+    """
+
+    __slots__ = ("_log", "_path")
+
+    def __init__(self, log: StateLog, path: tuple = ()):
+        super().__init__()
+        self._log = log
+        self._path = path
+
+    def _read(self, key: Any, value: Any) -> None:
+        self._log.read(self._path + (key,), shape=_is_container(value))
+
+    def __getitem__(self, key):
+        value = dict.get(self, key, _MISSING)
+        self._read(key, value)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def get(self, key, default=None):
+        value = dict.get(self, key, _MISSING)
+        self._read(key, value)
+        return default if value is _MISSING else value
+
+    def __contains__(self, key):
+        value = dict.get(self, key, _MISSING)
+        self._read(key, value)
+        return value is not _MISSING
+
+    def __setitem__(self, key, value):
+        path = self._path + (key,)
+        self._log.write(path)
+        dict.__setitem__(self, key, _tracked(self._log, path, value))
+
+    def setdefault(self, key, default=None):
+        path = self._path + (key,)
+        value = dict.get(self, key, _MISSING)
+        if value is not _MISSING:
+            if _is_container(value):
+                self._log.read(path, shape=True)
+            elif type(default) is dict or type(default) is set:
+                self._log.read(path)  # a value where the rule expected a container
+            return value
+        value = _tracked(self._log, path, default)
+        if _is_container(value):
+            self._log.read(path, shape=True)
+            self._log.write(path, shape=not (dict.__len__(value) if type(value) is TrackedDict
+                                             else set.__len__(value)))
+        else:
+            self._log.write(path)
+        dict.__setitem__(self, key, value)
+        return value
+
+    def update(self, *args, **kwargs):
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    def pop(self, key, *default):
+        path = self._path + (key,)
+        self._log.read(path)
+        self._log.write(path)
+        return dict.pop(self, key, *default)
+
+    def __delitem__(self, key):
+        self.pop(key)
+
+
+class TrackedSet(set):
+    """A set inside ``file_state`` of a part, logging its members read and written."""
+
+    __slots__ = ("_log", "_path")
+
+    def __init__(self, log: StateLog, path: tuple):
+        super().__init__()
+        self._log = log
+        self._path = path
+
+    def __contains__(self, item):
+        self._log.read(self._path + (item,))
+        return set.__contains__(self, item)
+
+    def add(self, item):
+        self._log.write(self._path + (item,))
+        set.add(self, item)
+
+    def discard(self, item):
+        self._log.read(self._path + (item,))
+        self._log.write(self._path + (item,))
+        set.discard(self, item)
+
+    def remove(self, item):
+        self._log.read(self._path + (item,))
+        self._log.write(self._path + (item,))
+        set.remove(self, item)
+
+
+_MISSING = object()
+
+
+def _whole_read(base: type, name: str):
+    """A method that reads the whole container (iteration, size, copies, set algebra)."""
+    method = getattr(base, name)
+
+    def reading(self, *args, **kwargs):
+        self._log.read(self._path)
+        return method(self, *args, **kwargs)
+    reading.__name__ = name
+    return reading
+
+
+def _whole_write(base: type, name: str):
+    """A method that reads and changes the whole container (clear, popitem, in-place algebra)."""
+    method = getattr(base, name)
+
+    def writing(self, *args, **kwargs):
+        self._log.read(self._path)
+        self._log.write(self._path)
+        return method(self, *args, **kwargs)
+    writing.__name__ = name
+    return writing
+
+
+for _name in ("__iter__", "__len__", "__reversed__", "__eq__", "__ne__", "__or__", "__ror__", "keys", "values",
+              "items", "copy", "__repr__"):
+    setattr(TrackedDict, _name, _whole_read(dict, _name))
+for _name in ("clear", "popitem", "__ior__"):
+    setattr(TrackedDict, _name, _whole_write(dict, _name))
+for _name in ("__iter__", "__len__", "__eq__", "__ne__", "__and__", "__rand__", "__or__", "__ror__", "__sub__",
+              "__rsub__", "__xor__", "__rxor__", "__le__", "__lt__", "__ge__", "__gt__", "copy", "difference",
+              "intersection", "union", "symmetric_difference", "issubset", "issuperset", "isdisjoint", "__repr__"):
+    setattr(TrackedSet, _name, _whole_read(set, _name))
+for _name in ("clear", "pop", "update", "difference_update", "intersection_update", "symmetric_difference_update",
+              "__iand__", "__ior__", "__isub__", "__ixor__"):
+    setattr(TrackedSet, _name, _whole_write(set, _name))
+
+
+def _prefixes(paths: Iterable[tuple]) -> set[tuple]:
+    return {path[:end] for path in paths for end in range(1, len(path) + 1)}
+
+
+class _Written:
+    """Paths written by the parts before the one being checked."""
+
+    def __init__(self) -> None:
+        self.leaves: set[tuple] = set()
+        self.below: set[tuple] = set()  # every prefix of a written path (leaf or shape)
+
+    def add(self, leaves: Iterable[tuple], shapes: Iterable[tuple]) -> None:
+        leaves, shapes = list(leaves), list(shapes)
+        self.leaves.update(leaves)
+        self.below.update(_prefixes(leaves))
+        self.below.update(_prefixes(shapes))
+
+    def seen_by(self, reads: Iterable[tuple], shape_reads: Iterable[tuple]) -> bool:
+        """Whether any of these reads could have seen one of the writes."""
+        leaves = self.leaves
+        for path in reads:  # the value read is, contains, or lies inside something written
+            if path in self.below or any(path[:end] in leaves for end in range(1, len(path))):
+                return True
+        for path in shape_reads:  # only a value stored where the container is matters
+            if any(path[:end] in leaves for end in range(1, len(path) + 1)):
+                return True
+        return False
+
+
+def depends_on_earlier(logs: Sequence[StateLog]) -> bool:
+    """Whether one part's findings may depend on the shared facts of the parts before it."""
+    written = _Written()
+    for index, log in enumerate(logs):
+        if index and written.seen_by(log.reads, log.shape_reads):
+            return True
+        if index + 1 < len(logs):
+            later = _Written()  # the next part's first record runs before this part's last finish
+            later.add(logs[index + 1].first_writes, logs[index + 1].first_shape_writes)
+            if later.seen_by(log.final_reads, log.final_shape_reads):
+                return True
+        written.add(log.writes, log.shape_writes)
+    return False
+
+
+class _PartAnalyzer(Analyzer):
+    """The analyzer of one part: numbers sessions from ``ordinal``, starts from the part's
+    ``server_requests_seen`` and records whether the part relied on it being False."""
+
+    def __init__(self, path: str, engine: Engine, ordinal: int, server_requests: bool, log: StateLog):
+        self._server_requests = server_requests
+        self.server_requests_set = False
+        self.server_requests_read = False
+        super().__init__(path, engine.protocol_version, engine.limits)
+        self.ordinal = ordinal - 1
+        self.file_state = TrackedDict(log)
+
+    @property
+    def server_requests_seen(self) -> bool:
+        if not self._server_requests:
+            self.server_requests_read = True
+        return self._server_requests
+
+    @server_requests_seen.setter
+    def server_requests_seen(self, value: bool) -> None:
+        if value:  # Analyzer.__init__ assigns False: the part's starting value stays
+            self._server_requests = self.server_requests_set = True
+
+
+# -- planning: where to cut ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Part:
+    """A byte range of a file, linted on its own, and what it assumes about what came before."""
+
+    path: str
+    fmt: str
+    start: int  # byte offset of its first line
+    end: int  # byte offset where the next part starts (the file size for the last)
+    first_line: int
+    end_line: int | None  # first line of the next part
+    ordinal: int  # number of its first session
+    server_requests: bool = False  # a server request was seen before it
+
+
+def _starts_session(line: bytes, fmt: str) -> bool:
+    """Whether this input line, alone, is a client ``initialize`` request that opens a session
+    (read by the format's own reader and parser, so exactly as a whole run reads it)."""
+    frames = READERS[fmt]([(line, False)])
+    first = next(iter(frames), None)
+    if first is None:
+        return False
+    record = next(Parser("").records([first]), None)
+    return (record is not None and record.kind is Kind.REQUEST and record.method == "initialize"
+            and record.direction is not Direction.S2C and record.session_key is None)
+
+
+class _Window:
+    """Gives the pages of a scanned mapping back as the scan moves on, so the parent's RSS stays
+    small however large the file (the pages stay in the page cache for the workers)."""
+
+    STEP = 4 << 20
+
+    def __init__(self, data: mmap.mmap):
+        self.data = data
+        self.released = 0
+
+    def passed(self, offset: int) -> None:
+        """Nothing before ``offset`` is read again."""
+        upto = offset - offset % mmap.PAGESIZE
+        if upto - self.released >= self.STEP and hasattr(self.data, "madvise"):
+            try:
+                self.data.madvise(mmap.MADV_DONTNEED, self.released, upto - self.released)
+            except (OSError, ValueError, AttributeError):
+                return
+            self.released = upto
+
+
+def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]:
+    """Byte offsets of the lines that open a session, found with a byte search and confirmed
+    line by line (a line longer than the limit is not read, so opens nothing)."""
+    needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
+    out: list[int] = []
+    window = _Window(data)
+    position = data.find(needle)
+    while position >= 0:
+        start = data.rfind(b"\n", 0, position) + 1
+        end = data.find(b"\n", position)
+        end = len(data) if end < 0 else end
+        if end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
+            out.append(start)
+        window.passed(start)
+        position = data.find(needle, end)
+    return out
+
+
+def _count_lines(data: mmap.mmap, start: int, end: int) -> int:
+    count = 0
+    window = _Window(data)
+    window.released = start - start % mmap.PAGESIZE
+    for block in range(start, end, COUNT_STEP):  # (each slice is a copy: small ones)
+        count += data[block:min(end, block + COUNT_STEP)].count(b"\n")
+        window.passed(min(end, block + COUNT_STEP))
+    return count
+
+
+#: Bytes of the mapping counted at a time (a slice of an mmap is a copy in memory)
+COUNT_STEP = 1 << 20
+
+
+def _first_ordinal(data: mmap.mmap, first: int, fmt: str, options: LintOptions) -> int:
+    """The number of the session that the file's first ``initialize`` line belongs to."""
+    if first == 0:
+        return 1
+    if first > PREFIX_PROBE_BYTES:
+        return 2  # a guess (a session before the first handshake); parts check it
+    analyzer = Analyzer("", options.protocol_version)
+    frames = READERS[fmt](iter_lines(io.BytesIO(data[:first]), options.max_line_bytes))
+    for _ in Engine([], options.protocol_version).lint_records(Parser("").records(frames), "", analyzer):
+        pass
+    current = analyzer.current
+    return 1 if current is None else analyzer.ordinal + (1 if current.messages else 0)
+
+
+def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
+    """Cut a file into parts that start at session boundaries; None when it stays whole."""
+    try:
+        size = os.path.getsize(path)
+        if jobs < 2 or size < SPLIT_BYTES:
+            return None
+        handle = open(path, "rb")
+    except OSError:
+        return None
+    with handle:
+        try:
+            fmt, frames = open_frames(handle, options.input_format, strict=True, max_line_bytes=options.max_line_bytes)
+        except UnknownFormat:
+            return None
+        if fmt not in SPLITTABLE or any(f.session is not None for f, _ in zip(frames, range(50))):
+            return None
+        try:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # not a regular file after all: read it whole
+            return None
+        with data:
+            starts = _session_starts(data, fmt, options.max_line_bytes)
+            if len(starts) < 2:
+                return None
+            count = min(PARTS_PER_JOB * jobs, max(2, size // MIN_PART_BYTES))
+            picked = sorted({bisect.bisect_left(starts, size * i // count, 1) for i in range(1, count)}
+                            - {len(starts)})
+            if not picked:
+                return None
+            first_ordinal = _first_ordinal(data, starts[0], fmt, options)
+            parts: list[Part] = []
+            start, line, ordinal = 0, 1, 1
+            for index in picked:
+                cut = starts[index]
+                cut_line = line + _count_lines(data, start, cut)
+                parts.append(Part(path, fmt, start, cut, line, cut_line, ordinal))
+                start, line, ordinal = cut, cut_line, first_ordinal + index
+            parts.append(Part(path, fmt, start, size, line, None, ordinal))
+            return parts
+
+
+# -- a part, in a worker -------------------------------------------------------------------------
+@dataclass
+class PartResult:
+    findings: list[Finding]
+    records: int
+    sessions: list[SessionInfo]
+    crashes: list[str]
+    opened: int  # sessions the part opened
+    log: StateLog
+    server_requests_set: bool
+    server_requests_read: bool  # relied on no server request having been seen
+    trouble: str | None = None  # why the file must be linted in one process after all
+
+
+_ENGINES: dict[bytes, Engine] = {}
+#: Bytes of the first input linted in the parent before the pool starts (see :func:`_warm_up`).
+WARM_UP_BYTES = 256 << 10
+
+
+def _engine_key(codes: list[str], options: LintOptions) -> bytes:
+    return pickle.dumps((codes, options.protocol_version, options.rule_options))
+
+
+def _engine(codes: list[str], options: LintOptions) -> Engine:
+    """The engine for these rules and options, built once per worker process (or inherited)."""
+    from mcplint.config.settings import configure
+
+    key = _engine_key(codes, options)
+    engine = _ENGINES.get(key)
+    if engine is None:
+        registry = load_rules()
+        rules = configure([registry[code]() for code in codes], options.rule_options)
+        engine = _ENGINES[key] = Engine(rules, options.protocol_version)
+    return engine
+
+
+def lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tuple[list[Finding], RunSummary]:
+    return lint_file(name, None, options, _engine(codes, options))  # progress: to the parent's line
+
+
+def _shifted(frames: Iterator[Frame], offset: int) -> Iterator[Frame]:
+    for frame in frames:
+        frame.line += offset
+        yield frame
+
+
+def _until(records: Iterable[Record], part: Part, log: StateLog, result: PartResult) -> Iterator[Record]:
+    """The part's records: up to the next part's first line, logging the phase."""
+    end = part.end_line
+    first = True
+    for record in records:
+        if end is not None and record.line >= end:
+            if record.kind is Kind.CONTINUATION:
+                result.trouble = f"a message spread over lines runs across line {end}"
+            break
+        if record.session_key is not None:
+            result.trouble = "the capture names its sessions"
+            break
+        yield record
+        if first:
+            log.phase, first = "body", False
+    log.phase = "final"
+
+
+def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
+    """Lint one part of a file (in a worker process)."""
+    engine = _engine(codes, options)
+    log = StateLog()
+    analyzer = _PartAnalyzer(part.path, engine, part.ordinal, part.server_requests, log)
+    result = PartResult([], 0, [], [], 0, log, False, False)
+    taken = engine.taken  # (the worker's engine lints every part it is given)
+    with open(part.path, "rb") as handle:
+        handle.seek(part.start)
+        frames = READERS[part.fmt](iter_lines(handle, options.max_line_bytes))
+        if part.first_line != 1:
+            frames = _shifted(frames, part.first_line - 1)
+        records = _until(Parser(part.path).records(frames), part, log, result)
+        records = progress_bar.report(records, handle, part.start, part.end)
+        result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
+        result.records = engine.taken - taken
+    current = analyzer.current
+    if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
+        result.trouble = f"the session before line {part.end_line} has no messages"
+    result.crashes = engine.take_crashes()
+    result.sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages]
+    result.opened = analyzer.ordinal - (part.ordinal - 1)
+    result.server_requests_set = analyzer.server_requests_set
+    result.server_requests_read = analyzer.server_requests_read
+    return result
+
+
+# -- the parent: check, schedule, merge ---------------------------------------------------------
+def renumbered(parts: list[Part], results: list[PartResult]) -> tuple[list[Part], list[int]]:
+    """The parts with the first session number and server-request state that the parts before
+    them turned out to leave, and the indexes of the parts that assumed otherwise."""
+    out, redo = [], []
+    ordinal, server_requests = 1, False
+    for index, (part, result) in enumerate(zip(parts, results)):
+        if part.ordinal != ordinal or (server_requests and not part.server_requests and result.server_requests_read):
+            part = replace(part, ordinal=ordinal, server_requests=server_requests)
+            redo.append(index)
+        out.append(part)
+        ordinal += result.opened
+        server_requests = server_requests or result.server_requests_set
+    return out, redo
+
+
+def trouble(results: list[PartResult]) -> str | None:
+    """Why parts that are numbered right still differ from one process's run, if they may."""
+    for result in results:
+        if result.trouble:
+            return result.trouble
+    if depends_on_earlier([r.log for r in results]):
+        return "sessions share facts across parts"
+    return None
+
+
+class _Whole:
+    """A file linted by one worker."""
+
+    error: Exception | None = None
+
+    def __init__(self, name: str, size: int):
+        self.name = name
+        self.size = size
+        self.result: tuple[list[Finding], RunSummary] | None = None
+
+    def start(self, run) -> None:
+        run.submit(self, self.size, lint_file_in_worker, self.name, run.codes, run.options)
+
+    def done(self, run, future: Future, tag: Any) -> None:
+        self.result = future.result()
+
+
+class _Split:
+    """A file linted in parts; checked and merged when every part is back."""
+
+    error: Exception | None = None
+
+    def __init__(self, name: str, parts: list[Part]):
+        self.name = name
+        self.parts = parts
+        self.results: list[PartResult | None] = [None] * len(parts)
+        self.waiting = 0
+        self.rerun = False
+        self.result: tuple[list[Finding], RunSummary] | None = None
+        self.fell_back = False  # linted again in one process
+
+    def start(self, run) -> None:
+        for index, part in enumerate(self.parts):
+            self._submit(run, index, part)
+
+    def _submit(self, run, index: int, part: Part) -> None:
+        self.waiting += 1
+        run.submit(self, part.end - part.start, lint_part, part, run.codes, run.options, tag=index)
+
+    def done(self, run, future: Future, tag: Any) -> None:
+        if tag == "whole":
+            self.result = future.result()
+            return
+        self.results[tag] = future.result()
+        self.waiting -= 1
+        if self.waiting:
+            return
+        redo: list[int] = []
+        if not any(result.trouble for result in self.results):
+            self.parts, redo = renumbered(self.parts, self.results)
+            if redo and not self.rerun:
+                self.rerun = True
+                for index in redo:
+                    self._submit(run, index, self.parts[index])
+                return
+            if not redo and not trouble(self.results):
+                self.result = self._merged()
+                return
+        self.fell_back = True
+        run.submit(self, self.parts[-1].end, lint_file_in_worker, self.name, run.codes, run.options, tag="whole")
+
+    def _merged(self) -> tuple[list[Finding], RunSummary]:
+        summary = RunSummary(files=1)
+        summary.formats[self.name] = self.parts[0].fmt
+        sessions: list[SessionInfo] = []
+        findings: list[Finding] = []
+        for result in self.results:
+            findings.extend(result.findings)
+            summary.records += result.records
+            sessions.extend(result.sessions)
+            summary.crashes.extend(result.crashes)
+        del summary.crashes[MAX_CRASHES:]
+        summary.sessions[self.name] = sessions
+        return findings, summary
+
+
+class _Run:
+    """One ``lint_paths`` call's pool, its tasks, and a progress line over all of them."""
+
+    def __init__(self, pool: ProcessPoolExecutor, codes: list[str], options: LintOptions, total: int,
+                 progress: str | None, began: float | None = None):
+        self.pool = pool
+        self.codes = codes
+        self.options = options
+        self.owners: dict[Future, tuple[Any, Any, int]] = {}
+        self.total = total
+        self.done_bytes = 0  # of finished tasks; the workers also add what they read to ``shared``
+        # the progress line over every task's bytes, if one is drawn
+        self.progress = progress_bar.Progress(progress, total, start=began) if progress else None
+        self.shared = progress_bar.share() if progress else None  # before the first task forks a worker
+        self.started = False  # every input's first tasks are submitted
+
+    def submit(self, owner, size: int, fn, *args, tag: Any = None) -> None:
+        if self.started:  # a part linted again, or a file linted again whole: more to do
+            self.total += size
+        self.owners[self.pool.submit(fn, *args)] = (owner, tag, size)
+
+    def wait(self) -> None:
+        try:
+            self._wait()
+        finally:  # also on Ctrl-C: the line goes before anything else is printed
+            if self.progress:
+                self.progress.close()
+                progress_bar.unshare()
+
+    def _wait(self) -> None:
+        while self.owners:
+            done, _ = wait(list(self.owners), timeout=self.progress.due() if self.progress else None,
+                           return_when=FIRST_COMPLETED)
+            for future in done:
+                owner, tag, size = self.owners.pop(future)
+                self.done_bytes += size
+                if owner.error is None:
+                    try:
+                        owner.done(self, future, tag)
+                    except Exception as exc:  # raised in file order once every task is back
+                        owner.error = exc
+            if self.progress:
+                self.progress.total = self.total
+                self.progress.update(max(self.done_bytes, self.shared.value))
+
+
+def _warm_up(engine: Engine, path: str, options: LintOptions) -> None:
+    """Lint the head of an input in this process and forget the result: rules import and build
+    what they need on first use (JSON Schema models, ...), and forked workers inherit it
+    instead of each paying for it."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(WARM_UP_BYTES)
+        head = head[:head.rfind(b"\n") + 1]
+        for _ in lint_stream(io.BytesIO(head), path, None, options, RunSummary(), engine, progress=False):
+            pass
+    except Exception:  # noqa: BLE001 - only a head start; the real run reports any problem
+        pass
+    engine.take_crashes()
+
+
+def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, options: LintOptions,
+                      jobs: int) -> list[tuple[list[Finding], RunSummary]] | None:
+    """Lint expanded input names (no stdin) in ``jobs`` processes, one result per name in order;
+    None when one process is the better choice (a single file that is not cut)."""
+    began = time.monotonic()  # the progress line counts the planning too
+    paths = [name[1:] if name.startswith("?") else name for name in names]  # "?": see expand_paths
+    plans = [plan(path, options, jobs) for path in paths]
+    if len(names) == 1 and plans[0] is None:
+        return None
+    rules = list(rules if rules is not None else all_rules())
+    codes = [r.code for r in rules]
+    engine = Engine(rules, options.protocol_version)
+    _ENGINES.clear()  # the workers forked below inherit this call's rules, as configured
+    _ENGINES[_engine_key(codes, options)] = engine
+    _warm_up(engine, paths[0], options)
+    sizes = [_size(path) for path in paths]
+    owners = [_Split(path, parts) if parts else _Whole(name, size)
+              for name, path, parts, size in zip(names, paths, plans, sizes)]
+    progress = None
+    if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
+        progress = paths[0] if len(names) == 1 else f"{len(names)} files"
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    try:
+        run = _Run(pool, codes, options, sum(sizes), progress, began)
+        for owner in owners:
+            owner.start(run)
+        run.started = True
+        run.wait()
+    except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued
+        _stop(pool)
+        raise
+    pool.shutdown()
+    for owner in owners:
+        if owner.error is not None:
+            raise owner.error
+    return [owner.result for owner in owners]
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers without waiting for their tasks; then let the
+    pool's manager thread finish, which closes its wake-up pipe: left running, it may close the
+    pipe while the interpreter's exit hook (``concurrent.futures.process._python_exit``) writes
+    to it, and an OSError traceback follows "mcplint: interrupted"."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # (shutdown forgets it)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(5)
+    if manager is not None:
+        manager.join(5)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

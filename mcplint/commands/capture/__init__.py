@@ -1,0 +1,1 @@
+"""``mcplint capture``: recording proxies for stdio and Streamable HTTP servers."""

@@ -1,0 +1,1 @@
+"""``mcplint check``: lint captures and report findings."""

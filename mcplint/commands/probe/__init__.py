@@ -1,0 +1,1 @@
+"""``mcplint probe``: a scripted client session against a server, recorded and linted."""

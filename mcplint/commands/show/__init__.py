@@ -1,0 +1,1 @@
+"""``mcplint show``: a capture as a timeline (table, Markdown, Mermaid or HTML)."""

@@ -1,0 +1,1 @@
+"""``mcplint stats``: traffic figures (collect) and their tables (render)."""

@@ -1,0 +1,1 @@
+"""Configuration: files, effective settings and rule selection."""
