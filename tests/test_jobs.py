@@ -363,8 +363,9 @@ def test_parts_know_every_fact_the_analyzer_keeps_per_file():
 
 
 def test_check_uses_every_cpu_by_default_only_for_large_inputs(tmp_path, monkeypatch):
-    from mcplint import api, cli
+    from mcplint import api
     from mcplint.api import AUTO_JOBS_BYTES, auto_jobs
+    from mcplint.commands import options
 
     monkeypatch.setattr(api.os, "cpu_count", lambda: 4)
     small = tmp_path / "small.jsonl"
@@ -378,8 +379,8 @@ def test_check_uses_every_cpu_by_default_only_for_large_inputs(tmp_path, monkeyp
     monkeypatch.setattr(parallel, "lint_in_processes", lambda names, r, o, jobs: chosen.append(jobs) or real(names, r, o, jobs))
     lint_paths([str(tmp_path)], jobs=None)  # a directory counts what it holds, found once
     assert chosen == [4]
-    monkeypatch.setattr(cli.os, "cpu_count", lambda: 4)
-    assert cli._jobs(None) is None and cli._jobs(3) == 3 and cli._jobs(0) == 4
+    monkeypatch.setattr(options.os, "cpu_count", lambda: 4)
+    assert options.jobs_wanted(None) is None and options.jobs_wanted(3) == 3 and options.jobs_wanted(0) == 4
 
 
 def test_a_process_pool_that_cannot_start_falls_back_to_one_process(monkeypatch):

@@ -24,6 +24,8 @@ secret or personal data.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -31,12 +33,13 @@ from typing import IO, Any
 import orjson
 
 from mcplint.analysis.engine import Engine
+from mcplint.commands.common import OutputFile, fail, one_input, warn
 from mcplint.excerpt import mask_text
 from mcplint.input.formats.har import http_summary
 from mcplint.input.parse import Frame, Parser
-from mcplint.input.readers import open_frames
+from mcplint.input.readers import UnknownFormat, open_frames
 from mcplint.model import Direction, Kind, Record
-from mcplint.redact import HANDLERS, Redactor
+from mcplint.redact import HANDLERS, RedactOptions, Redactor
 from mcplint.rules._base import Tracker
 
 TARGETS = ("capture", "jsonl")
@@ -177,3 +180,23 @@ def convert_stream(stream: IO[bytes], out: IO[str], to: str = "capture", input_f
         pass
     writer.out.close()
     return result
+
+
+def run_convert(path, output, output_alias, target, input_format, protocol_version) -> None:
+    """``mcplint convert`` (see ``mcplint convert --help``): one input to stdout or ``-o``, warnings on stderr."""
+    path = one_input(path)
+    name = "-" if path == "-" else path
+
+    def note(line: int, message: str) -> None:
+        warn(f"{name}:{line}: {message}")
+
+    try:
+        source = sys.stdin.buffer if path == "-" else open(path, "rb")
+    except OSError as exc:
+        fail(f"{exc.filename}: {exc.strerror}")
+    with source, OutputFile(output or output_alias) as out:
+        try:
+            convert_stream(source, out.stream, target, input_format, name, note, protocol_version,
+                           Redactor(RedactOptions(key=os.environ.get("MCPLINT_REDACT_KEY") or None)))
+        except UnknownFormat as exc:
+            fail(f"{name}: {exc}")

@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from mcplint import __version__
-from mcplint.commands.capture.stdio import LiveLinter, Recorder, format_ts, redactor
+from mcplint.commands.capture.stdio import LiveLinter, Recorder, redactor
 from mcplint.input.formats.har import SUMMARY_KEYS, media_type, parse_sse
 from mcplint.untrusted import shown
 
