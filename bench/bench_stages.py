@@ -5,8 +5,8 @@
     python bench/bench_stages.py --instructions        # instructions per record (valgrind), 1 MB files
 
 Each stage adds one layer to the one before, as ``mcplint check --jobs 1`` stacks them
-(``api.lint_stream``): (a) read: ``readers.open_frames`` (format sniffing, line splitting,
-envelopes); (b) + parse: ``parse.Parser.records``; (c) + analyze: ``Analyzer.observe`` and
+(``analysis.lint.lint_stream``): (a) read: ``input.readers.open_frames`` (format sniffing, line
+splitting, envelopes); (b) + parse: ``input.parse.Parser.records``; (c) + analyze: ``Analyzer.observe`` and
 ``commit`` of every record and its batch children, closed sessions released, as
 ``Engine._record`` does; (d) + engine without rules: ``Engine([])`` through ``lint_stream``
 (record numbering, trackers, dispatch keys, session finishing); (e) check: the engine with the
@@ -44,7 +44,7 @@ from rule_timing import timed_rules  # noqa: E402
 
 from mcplint.analysis.analyzer import Analyzer, Limits  # noqa: E402
 from mcplint.analysis.engine import Engine  # noqa: E402
-from mcplint.api import LintOptions, lint_stream  # noqa: E402
+from mcplint.analysis.lint import LintOptions, lint_stream  # noqa: E402
 from mcplint.config.select import select_rules  # noqa: E402
 from mcplint.input.parse import Parser  # noqa: E402
 from mcplint.input.readers import open_frames  # noqa: E402
@@ -87,7 +87,7 @@ def analyze(path: Path) -> int:
 
 
 def engine_run(rules: Callable[[], list]) -> Callable[[Path], int]:
-    """A stage that lints ``path`` through ``api.lint_stream`` with an engine of ``rules()``."""
+    """A stage that lints ``path`` through ``lint_stream`` with an engine of ``rules()``."""
     def run(path: Path) -> int:
         summary = RunSummary()
         with open(path, "rb") as handle:

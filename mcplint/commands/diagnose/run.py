@@ -15,7 +15,7 @@ from mcplint.untrusted import json_text
 
 def run_diagnose(ctx: click.Context, inputs: Inputs, output_format, output_file, color, fail_on_stall) -> None:
     """``mcplint diagnose`` with the options it was given (see ``mcplint diagnose --help``)."""
-    from mcplint.commands.diagnose import render as diagnose_report
+    from mcplint.commands.diagnose import render
     from mcplint.commands.diagnose.collect import DiagnoseCollector
 
     settings = inputs.settings(ctx)
@@ -26,9 +26,9 @@ def run_diagnose(ctx: click.Context, inputs: Inputs, output_format, output_file,
         if output_format == "json":
             text = json_text([d.as_dict() for d in diagnoses], indent=True)
         elif output_format == "markdown":
-            text = diagnose_report.markdown(diagnoses)
+            text = render.markdown(diagnoses)
         else:
-            text = diagnose_report.text(diagnoses, color=color_wanted(color, out.stream))
+            text = render.text(diagnoses, color=color_wanted(color, out.stream))
         out.stream.write(text + "\n")
         if collector.unlisted:  # sessions beyond the ones diagnosed in full
             counts = ", ".join(f"{n} {outcome}" for outcome, n in collector.unlisted.most_common())

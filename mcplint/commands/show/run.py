@@ -12,7 +12,7 @@ from mcplint.report.terminal import color_wanted
 def run_show(ctx: click.Context, inputs: Inputs, output_format, output_file, color, format_alias, session, method,
              request_id, direction, since, until, follow, line) -> None:
     """``mcplint show`` with the options it was given (see ``mcplint show --help``)."""
-    from mcplint.commands.show import mermaid as show_render
+    from mcplint.commands.show import mermaid
     from mcplint.commands.show import text as show_text
     from mcplint.commands.show.timeline import RowFilter, TimelineCollector, filtered, selection_error
 
@@ -44,7 +44,7 @@ def run_show(ctx: click.Context, inputs: Inputs, output_format, output_file, col
         elif fmt == "markdown":
             text = show_text.markdown(rows, collector.headers)
         elif fmt == "mermaid":
-            text = show_render.mermaid(rows)
+            text = mermaid.mermaid(rows)
         elif fmt == "html":
             from mcplint.commands.show.html import html_report
             shown = {(r.path, r.line) for r in rows}
