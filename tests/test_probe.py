@@ -192,6 +192,41 @@ def test_sdk_servers(tmp_path, server, expected):
     assert '"method":"server/discover"' in capture.read_text().replace('\\"', '"')
 
 
+@pytest.fixture(scope="module")
+def sdk1(tmp_path_factory):
+    """The 1.x line of the official Python SDK (``mcp==1.30.0``, with its dependencies) installed
+    aside from the suite's 2.x, from the package registry; skipped where it cannot be reached."""
+    target = tmp_path_factory.mktemp("mcp1")
+    try:
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "--target", str(target), "mcp==1.30.0"], capture_output=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        pytest.skip("installing mcp==1.30.0 took too long")
+    if done.returncode != 0:
+        pytest.skip("mcp==1.30.0 could not be installed (no package registry?)")
+    return target
+
+
+@pytest.mark.parametrize(("server", "expected"), [
+    # Server (mcp 1.30.0): an unknown tool is an isError result, a fabricated cursor gets the first page,
+    # and a request without a method makes the SDK send notifications/message (level error) although
+    # it declared no logging capability
+    ("probe_sdk1_lowlevel.py", {("PA003", "main"), ("TL006", "main"), ("CAP003", "malformed")}),
+    # FastMCP (mcp 1.30.0): the same, and prompt and resource errors with code 0, a bare value as the
+    # text of structured content
+    ("probe_sdk1_highlevel.py", {("PA003", "main"), ("TL006", "main"), ("PM005", "main"), ("RS004", "main"),
+                                 ("TL013", "main"), ("CAP003", "malformed")}),
+])
+def test_sdk1_servers(tmp_path, sdk1, server, expected):
+    command = ["env", f"PYTHONPATH={sdk1}", sys.executable, str(SERVERS / server)]
+    status, findings, stderr, capture = probe(tmp_path, command, "--call-tools", "-y", "--cancel-after", "1",
+                                              timeout=10.0)
+    assert codes(findings) == expected, stderr
+    no_client_findings(findings)
+    assert status == 1, stderr  # CAP003 is an error
+    assert "1.30.0" in capture.read_text()  # the serverInfo of the 1.x SDK
+
+
 # -- Streamable HTTP (--url) ------------------------------------------------------------------------------
 def _free_port() -> int:
     import socket
