@@ -1,11 +1,17 @@
 """mitmproxy flow files (``mitmdump -w``): sniffed without mitmproxy, a one-line error naming the
-extra where it is missing, and with it (the optional extra, not in the test extra: these tests
-skip without it) the same frames and findings as the HAR of the same traffic."""
+extra where it is missing, and with it the same frames and findings as the HAR of the same traffic.
+
+mitmproxy is an optional extra, not in the test extra (it pins older h11 and cryptography than the
+SDK's HTTP stack wants): where it is not installed, the last test installs it aside and runs this
+module and the sample's golden findings again in a child with it on the path."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
+import os
+import subprocess
 import sys
 from collections import Counter
 
@@ -172,3 +178,26 @@ def test_header_bytes_that_are_not_utf8(mitm, tmp_path):
             writer.add(flow)
     findings, _ = lint_paths([str(path)])
     assert Counter((f.code, f.method) for f in findings) == EXPECTED
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mitmproxy") is not None, reason="the extra is installed: ran above")
+def test_with_the_extra_installed_aside(tmp_path):
+    """The tests above that need mitmproxy, and the sample's golden findings, in a child with
+    mitmproxy installed aside from the registry (skipped where it cannot be reached)."""
+    target = tmp_path / "mitmproxy"
+    try:
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "--target", str(target), "mitmproxy>=10"], capture_output=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.skip("installing mitmproxy took too long")
+    if done.returncode != 0 or not (target / "mitmproxy").is_dir():
+        pytest.skip("mitmproxy could not be installed (no package registry?)")
+    root = SAMPLES.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), str(root)]),
+           "PATH": os.pathsep.join([str(target / "bin"), os.environ.get("PATH", "")])}
+    child = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
+                            "tests/test_formats_mitmproxy.py", "tests/test_findings_golden.py", "-k", "mitmproxy"],
+                           cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    summary = child.stdout.strip().splitlines()[-1] if child.stdout.strip() else child.stderr[-2000:]
+    assert child.returncode == 0, child.stdout[-4000:] + child.stderr[-2000:]
+    assert "skipped" not in summary, child.stdout[-2000:]  # every test ran, the live mitmdump recording too
