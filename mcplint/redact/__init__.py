@@ -18,6 +18,8 @@ personal data alike. Modules, one job each:
 - ``engine``: the pipeline and the structural JSON walk;
 - ``formats``: one handler per input format of ``mcplint.input.readers.READERS``;
 - ``report``: counts per kind and hits (never values).
+
+The ``mcplint redact`` command itself is :mod:`mcplint.commands.redact`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Reporters: turn findings into text or machine formats."""
+"""Reporters: turn findings into text or machine formats; and what output shares (finding fingerprints,
+terminal colour, the progress line on stderr)."""
 
 from __future__ import annotations
 
