@@ -145,3 +145,52 @@ def test_json_lines_fast_path_gives_the_records_of_the_frame_path(lines, limit):
     got = [_facts(r) for r in Parser("<t>").records(fast)]
     assert got == [_facts(r) for r in Parser("<t>").records(list(slow))]
     assert len(got) == max(1, len(lines))  # one record per line
+
+
+# -- the canonical capture fast path ----------------------------------------------------------
+_ABSENT = object()
+_RAW = st.sampled_from([
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}', '{"jsonrpc":"2.0","id":1,"result":{}}',
+    ' {"jsonrpc":"2.0","method":"notifications/initialized"} ', '{"jsonrpc":"2.0","id":2,"result":{}}\r',
+    '\ufeff{"jsonrpc":"2.0","id":3,"method":"ping"}', '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
+    '{"jsonrpc":"2.0","id":3}{"jsonrpc":"2.0","id":4,"result":{}}', '{', '"jsonrpc": "2.0", "id": 5}', '}',
+    '', '  ', 'Starting server...', 'null', '{"a":"\x00"}', '{"a":1}\x00', 5, None, ["x"],
+])
+
+
+def _capture_line(dir_, raw, ts, session, transport, msg) -> bytes:
+    envelope = {name: value for name, value in (("ts", ts), ("dir", dir_), ("session", session), ("raw", raw),
+                                                  ("transport", transport), ("msg", msg)) if value is not _ABSENT}
+    return orjson.dumps(envelope)
+
+
+_CAPTURE_LINES = st.one_of(
+    st.builds(_capture_line,
+              st.sampled_from(["c2s", "s2c", "c2s", "s2c", "meta", "stderr", "x", _ABSENT, 1, ["c2s"]]), _RAW,
+              st.sampled_from(["2026-11-30T10:00:00.001Z", "2026-11-30T10:00:00", "late", 12.5, 3, True, None,
+                               _ABSENT]),
+              st.sampled_from([_ABSENT, _ABSENT, "s1", "s2", 7, None, {"a": 1}]),
+              st.sampled_from([_ABSENT, _ABSENT, "stdio", "http", "tcp", ["http"], None]),
+              st.sampled_from([_ABSENT, _ABSENT, {"jsonrpc": "2.0", "id": 9, "result": {}}])),
+    st.sampled_from([b"", b"  ", b"not json", b"[1]", b'{"dir":"c2s","raw":"{}"}\r', b'"\xff\xfe"',
+                     b'{"dir":"meta","event":"start","raw":"mcplint capture"}']),
+)
+
+
+def _capture_facts(record):
+    return (*_facts(record), record.ts, record.t, record.session_key, record.transport, record.http)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_CAPTURE_LINES, max_size=40), st.sampled_from([64, 200, 1 << 20]))
+def test_capture_fast_path_gives_the_records_of_the_frame_path(lines, limit):
+    """Parser.records makes the records of canonical capture lines in the common envelope straight
+    from the reader's batches; they are exactly the records of the same lines' frames, for odd
+    envelopes, meta and stderr records, cut lines and messages spread over several records too."""
+    data = b"\n".join(lines) + b"\n"
+    _, fast = open_frames(io.BytesIO(data), "capture", max_line_bytes=limit)
+    _, slow = open_frames(io.BytesIO(data), "capture", max_line_bytes=limit)
+    assert type(fast).__name__ == "LineFrames"
+    got = [_capture_facts(r) for r in Parser("<t>").records(fast)]
+    assert got == [_capture_facts(r) for r in Parser("<t>").records(list(slow))]
+    assert len(got) == max(1, len(lines))  # one record per line

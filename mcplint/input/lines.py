@@ -69,7 +69,7 @@ class Lines:
             yield batch
 
     def __iter__(self) -> Iterator[tuple[bytes, Cut | bool]]:
-        for batch in self._blocks():
+        for batch in self.blocks():
             yield from _pairs(batch)
 
     def tagged(self) -> Iterator[tuple[tuple[bytes, Cut | bool], int | None]]:
@@ -81,7 +81,7 @@ class Lines:
         """The lines not yet taken, a block at a time: ``(lines, cuts, signs)``, where ``cuts`` is
         None when no line of the block was cut (else each line's ``cut``) and ``signs`` holds each
         line's secret-scan literals (None for a cut line), found with one scan of the block."""
-        for lines, cuts, _ in self._blocks():
+        for lines, cuts, _ in self.blocks():
             found = block_signs(lines)
             if cuts is not None:
                 for i, cut in enumerate(cuts):
@@ -89,8 +89,9 @@ class Lines:
                         found[i] = None
             yield lines, cuts, found
 
-    def _blocks(self) -> Iterator[Batch]:
-        """The blocks not yet taken, without their signs (``(lines, cuts, None)``)."""
+    def blocks(self) -> Iterator[Batch]:
+        """The lines not yet taken, a block at a time, without their signs (``(lines, cuts, None)``):
+        for a reader whose messages are not the lines themselves."""
         kept, self._kept = self._kept, []
         yield from kept
         yield from self._read_on

@@ -205,20 +205,24 @@ def _looks_like_json(text: str) -> bool:
 
 
 class LineFrames:
-    """The frames of a reader whose messages are its input lines (plain JSON Lines), iterable as
-    frames and holding the lines themselves: :meth:`Parser.records` decodes those directly, so
-    the common line costs no :class:`Frame`.
+    """The frames of a reader that reads its input a line at a time, iterable as frames and
+    holding the lines themselves: :meth:`Parser.records` decodes those directly, so the common
+    line costs no :class:`Frame`.
 
     ``batches`` yields the lines a block at a time, as columns ``(lines, cuts, signs)``
-    (:meth:`mcplint.input.lines.Lines.batches`); ``frame(number, data, cut, signs)`` is the frame
-    the reader gives for a line.
+    (:meth:`mcplint.input.lines.Lines.batches`; ``signs`` None when the block was not scanned);
+    ``frame(number, data, cut, signs)`` is the frame the reader gives for a line. ``record`` is
+    None when the messages are the lines themselves (plain JSON Lines); otherwise
+    ``record(path, number, data)`` is the record of a line the reader knows the common shape of
+    (exactly what :meth:`Parser.records` makes of its frame), or None to take the frame.
     """
 
-    __slots__ = ("batches", "frame", "_frames")
+    __slots__ = ("batches", "frame", "record", "_frames")
 
-    def __init__(self, batches: Iterator[tuple[list[bytes], list | None, list[int | None]]],
-                 frame: Callable[[int, bytes, Any, int | None], Frame]):
-        self.batches, self.frame, self._frames = batches, frame, None
+    def __init__(self, batches: Iterator[tuple[list[bytes], list | None, list[int | None] | None]],
+                 frame: Callable[[int, bytes, Any, int | None], Frame],
+                 record: Callable[[str, int, bytes], Record | None] | None = None):
+        self.batches, self.frame, self.record, self._frames = batches, frame, record, None
 
     def __iter__(self) -> LineFrames:
         return self
@@ -235,10 +239,16 @@ class LineFrames:
         for data, cut, signs in rows:
             number += 1
             yield frame(number, data, cut, signs)
-        for lines, cuts, found in self.batches:
-            for data, cut, signs in zip(lines, cuts if cuts is not None else repeat(False), found):
+        for batch in self.batches:
+            for data, cut, signs in _rows(batch):
                 number += 1
                 yield frame(number, data, cut, signs)
+
+
+def _rows(batch: tuple[list[bytes], list | None, list[int | None] | None]) -> Iterator[tuple[bytes, Any, int | None]]:
+    """``(data, cut, signs)`` of each line of a :class:`LineFrames` batch."""
+    lines, cuts, found = batch
+    return zip(lines, cuts if cuts is not None else repeat(False), found if found is not None else repeat(None))
 
 
 class Parser:
@@ -253,17 +263,25 @@ class Parser:
         return self._frames(iter(frames), deque())
 
     def _lines(self, frames: LineFrames) -> Iterator[Record]:
-        """Records of plain JSON Lines: a line holding one JSON object (no CR, not cut) becomes
-        its record at once, as :meth:`_one` would make it; any other line goes through
+        """Records of a line reader's lines: a line the reader's ``record`` makes a record of, or
+        (plain JSON Lines) a line holding one JSON object (no CR, not cut), becomes its record at
+        once, as :meth:`_one` would make it of its frame; any other line goes through
         :meth:`_one`, and from the first message spread over several lines on, the rest of the
         input goes the way of every other format (:meth:`_frames`)."""
-        path, loads, bad_json = self.path, orjson.loads, orjson.JSONDecodeError
+        path, loads, bad_json, made = self.path, orjson.loads, orjson.JSONDecodeError, frames.record
         number = 0
-        for lines, cuts, found in frames.batches:
-            rows = zip(lines, cuts if cuts is not None else repeat(False), found)
+        for batch in frames.batches:
+            rows = _rows(batch)
             for data, cut, signs in rows:
                 number += 1
-                if cut is False and data[-1:] != b"\r":
+                if cut is not False:
+                    pass
+                elif made is not None:  # the reader knows the line's shape
+                    record = made(path, number, data)
+                    if record is not None:
+                        yield record
+                        continue
+                elif data[-1:] != b"\r":  # plain JSON Lines: the line is the message
                     try:
                         value = loads(data)
                     except bad_json:

@@ -16,7 +16,7 @@ from typing import IO, Any
 import orjson
 
 from mcplint.input.lines import MAX_LINE_BYTES, Batch, Cut, Lines, iter_lines, oversized_frame, parse_ts
-from mcplint.input.parse import Frame, LineFrames, decode_line
+from mcplint.input.parse import Frame, LineFrames, classify, decode_line
 from mcplint.input.registry import (
     INPUT_FORMATS,
     READERS,
@@ -30,7 +30,7 @@ from mcplint.input.registry import (
     scored,
     sniff,
 )
-from mcplint.model import Direction, Kind
+from mcplint.model import Direction, Kind, Record
 
 #: What the rest of mcplint imports from here: the registry's view once every format is in it.
 __all__ = [
@@ -61,7 +61,8 @@ def _jsonl_frame(number: int, data: bytes, cut: Cut | bool, signs: int | None) -
 
 
 # -- canonical capture format ---------------------------------------------------------------
-_DIRS = {"c2s": Direction.C2S, "s2c": Direction.S2C}
+_C2S, _S2C = Direction.C2S, Direction.S2C
+_DIRS = {"c2s": _C2S, "s2c": _S2C}
 _CAPTURE_DIRS = ("c2s", "s2c", "stderr", "meta")
 _TRANSPORTS = ("stdio", "http")  # a record's "transport": rules that differ by transport read it
 _UNREAD = object()
@@ -98,90 +99,134 @@ def _not_json(text: str) -> str | None:
     return None
 
 
-def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterator[Frame]:
-    """``{"ts", "dir", "raw"|"msg", "session"?, "transport"?}`` per line (DESIGN.md, canonical capture)."""
-    for number, (data, oversized) in enumerate(lines, 1):
-        if oversized:
-            yield oversized_frame(number, data, oversized, **_capture_head(data))
-            continue
-        envelope = _UNREAD
-        if data[-1:] != b"\r":  # fast path: orjson checks UTF-8 itself, so a line it reads needs no decoding
-            try:
-                envelope = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                pass
-        if envelope is not _UNREAD:
-            text, flags = data, frozenset()
-        else:
-            text, flags = decode_line(data)
-        if envelope is _UNREAD and not text.strip():  # a blank line of the capture file, not of the traffic
-            yield Frame(number, text, kind=Kind.COMMENT, flags=flags, observed=False)
-            continue
-        try:
-            if envelope is _UNREAD:
-                envelope = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
-                        error=f"capture record is not JSON: {exc.msg}")
-            continue
-        if not isinstance(envelope, dict) or envelope.get("dir") not in _CAPTURE_DIRS:
-            yield Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
-                        error='capture record lacks "dir" of c2s, s2c, stderr or meta')
-            continue
-        ts = envelope.get("ts")
-        session = envelope.get("session")
-        transport = envelope.get("transport")
-        common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
-                      session=str(session) if session is not None else None,
-                      transport=transport if transport in _TRANSPORTS else None)
-        if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit), kept as ``msg``
-            if envelope.get("event") == "http" and "har" in envelope:  # an HTTP exchange (capture --http)
-                from mcplint.input.formats.har import exchange_frame
+def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterable[Frame]:
+    """``{"ts", "dir", "raw"|"msg", "session"?, "transport"?}`` per line (DESIGN.md, canonical capture).
 
-                http = envelope.get("http")
-                frame = exchange_frame(number, envelope["har"], http.get("entry") if isinstance(http, dict) else None,
-                                       envelope.get("legacy"), ts=common["ts"], t=common["t"],
-                                       session=common["session"])
-                if frame is not None:
-                    yield frame
-                    continue
-            note = envelope.get("raw", "")
-            yield Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
-                        observed=False, msg=envelope, flags=_EVENTS_ONLY if envelope.get("events_only") is True
-                        else frozenset(), **common)
-            continue
-        if envelope["dir"] == "stderr":
-            raw = envelope.get("raw", envelope.get("text", ""))
-            yield Frame(number, raw if isinstance(raw, str) else str(raw), kind=Kind.STDERR,
-                        observed=False, **common)
-            continue
-        direction = _DIRS[envelope["dir"]]
-        # CRLF, BOM, UTF-16 of the capture file itself say nothing about the traffic (IO005/IO006)
-        wire_flags = flags & {"invalid_utf8"}
-        if "raw" in envelope and isinstance(envelope["raw"], str):
-            raw = envelope["raw"]
-            raw_flags = wire_flags
-            if raw.endswith("\r"):
-                raw, raw_flags = raw[:-1], raw_flags | {"crlf"}
-            if raw.startswith("\ufeff"):
-                raw, raw_flags = raw[1:], raw_flags | {"bom"}
-            if "\x00" in raw:
-                raw_flags = raw_flags | {"nul"}
-            if common["transport"] == "http" and (problem := _not_json(raw)) is not None:
-                # an HTTP body or SSE event that is not JSON is a broken message (as in a HAR),
-                # not text beside the messages as on a stdio pipe
-                yield Frame(number, raw, direction=direction, kind=Kind.MALFORMED, flags=raw_flags,
-                            error=f"{'server' if direction is Direction.S2C else 'client'} message is not JSON: "
-                                  f"{problem}", **common)
-                continue
-            yield Frame(number, raw, direction=direction, flags=raw_flags, **common)
-        elif "msg" in envelope:
-            msg = envelope["msg"]
-            yield Frame(number, orjson.dumps(msg).decode(), direction=direction, msg=msg,
-                        flags=wire_flags, **common)
-        else:
-            yield Frame(number, text, direction=direction, kind=Kind.MALFORMED, flags=flags | {"envelope"},
-                        error='capture record has neither "raw" (string) nor "msg"', **common)
+    From :class:`Lines`, the frames come as :class:`LineFrames` whose ``record`` makes the record
+    of a line in the common envelope at once (:func:`_capture_record`), as the frame would parse."""
+    if type(lines) is Lines:
+        return LineFrames(lines.blocks(), _capture_frame, _capture_record)
+    return (_capture_frame(number, data, cut) for number, (data, cut) in enumerate(lines, 1))
+
+
+def _capture_record(path: str, number: int, data: bytes) -> Record | None:
+    """The record of capture line ``data`` when it is a message in the common envelope (``dir``
+    c2s or s2c, ``raw`` a JSON object with no CR, BOM or NUL of its own), as :class:`Parser` makes
+    it of :func:`_capture_frame`'s frame; None for any other line."""
+    if data[-1:] == b"\r":
+        return None
+    try:
+        envelope = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if type(envelope) is not dict:
+        return None
+    side = envelope.get("dir")
+    raw = envelope.get("raw")
+    if type(raw) is not str or raw[-1:] == "\r":  # (orjson refuses a BOM and a NUL itself)
+        return None
+    if side == "c2s":
+        direction = _C2S
+    elif side == "s2c":
+        direction = _S2C
+    else:
+        return None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(value) is not dict:
+        return None
+    record = classify(path, number, raw, value)
+    record.direction = direction
+    ts = envelope.get("ts")
+    if ts is not None:
+        record.ts = ts if type(ts) is str else None
+        record.t = parse_ts(ts)
+    session = envelope.get("session")
+    if session is not None:
+        record.session_key = str(session)
+    transport = envelope.get("transport")
+    if transport is not None and transport in _TRANSPORTS:
+        record.transport = transport
+    return record
+
+
+def _capture_frame(number: int, data: bytes, oversized: Cut | bool, signs: int | None = None) -> Frame:
+    """The frame of capture line ``data`` (``signs``: unused, the message is not the line)."""
+    if oversized:
+        return oversized_frame(number, data, oversized, **_capture_head(data))
+    envelope = _UNREAD
+    if data[-1:] != b"\r":  # fast path: orjson checks UTF-8 itself, so a line it reads needs no decoding
+        try:
+            envelope = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    if envelope is not _UNREAD:
+        text, flags = data, frozenset()
+    else:
+        text, flags = decode_line(data)
+    if envelope is _UNREAD and not text.strip():  # a blank line of the capture file, not of the traffic
+        return Frame(number, text, kind=Kind.COMMENT, flags=flags, observed=False)
+    try:
+        if envelope is _UNREAD:
+            envelope = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        return Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                     error=f"capture record is not JSON: {exc.msg}")
+    if not isinstance(envelope, dict) or envelope.get("dir") not in _CAPTURE_DIRS:
+        return Frame(number, text, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                     error='capture record lacks "dir" of c2s, s2c, stderr or meta')
+    ts = envelope.get("ts")
+    session = envelope.get("session")
+    transport = envelope.get("transport")
+    common = dict(ts=ts if isinstance(ts, str) else None, t=parse_ts(ts),
+                  session=str(session) if session is not None else None,
+                  transport=transport if transport in _TRANSPORTS else None)
+    if envelope["dir"] == "meta":  # the recorder's own note (mcplint capture: start, exit), kept as ``msg``
+        if envelope.get("event") == "http" and "har" in envelope:  # an HTTP exchange (capture --http)
+            from mcplint.input.formats.har import exchange_frame
+
+            http = envelope.get("http")
+            frame = exchange_frame(number, envelope["har"], http.get("entry") if isinstance(http, dict) else None,
+                                   envelope.get("legacy"), ts=common["ts"], t=common["t"],
+                                   session=common["session"])
+            if frame is not None:
+                return frame
+        note = envelope.get("raw", "")
+        return Frame(number, note if isinstance(note, str) else str(note), kind=Kind.COMMENT,
+                     observed=False, msg=envelope, flags=_EVENTS_ONLY if envelope.get("events_only") is True
+                     else frozenset(), **common)
+    if envelope["dir"] == "stderr":
+        raw = envelope.get("raw", envelope.get("text", ""))
+        return Frame(number, raw if isinstance(raw, str) else str(raw), kind=Kind.STDERR,
+                     observed=False, **common)
+    direction = _DIRS[envelope["dir"]]
+    # CRLF, BOM, UTF-16 of the capture file itself say nothing about the traffic (IO005/IO006)
+    wire_flags = flags & {"invalid_utf8"}
+    if "raw" in envelope and isinstance(envelope["raw"], str):
+        raw = envelope["raw"]
+        raw_flags = wire_flags
+        if raw.endswith("\r"):
+            raw, raw_flags = raw[:-1], raw_flags | {"crlf"}
+        if raw.startswith("\ufeff"):
+            raw, raw_flags = raw[1:], raw_flags | {"bom"}
+        if "\x00" in raw:
+            raw_flags = raw_flags | {"nul"}
+        if common["transport"] == "http" and (problem := _not_json(raw)) is not None:
+            # an HTTP body or SSE event that is not JSON is a broken message (as in a HAR),
+            # not text beside the messages as on a stdio pipe
+            return Frame(number, raw, direction=direction, kind=Kind.MALFORMED, flags=raw_flags,
+                         error=f"{'server' if direction is Direction.S2C else 'client'} message is not JSON: "
+                               f"{problem}", **common)
+        return Frame(number, raw, direction=direction, flags=raw_flags, **common)
+    elif "msg" in envelope:
+        msg = envelope["msg"]
+        return Frame(number, orjson.dumps(msg).decode(), direction=direction, msg=msg,
+                     flags=wire_flags, **common)
+    else:
+        return Frame(number, text, direction=direction, kind=Kind.MALFORMED, flags=flags | {"envelope"},
+                     error='capture record has neither "raw" (string) nor "msg"', **common)
 
 
 # -- transcript notation --------------------------------------------------------------------
