@@ -246,8 +246,11 @@ def _interrupt(proc: subprocess.Popen, ready) -> tuple[bytes, bytes]:
 
 
 def _spawn(args, cwd: Path, **kwargs) -> subprocess.Popen:
+    # SIGINT back to its default in the child: a suite started in the background of a shell without
+    # job control inherits it ignored, and Python then installs no KeyboardInterrupt handler
     return subprocess.Popen([sys.executable, "-m", "mcplint", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True, **kwargs)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs)
 
 
 @pytest.mark.skipif(not LINUX, reason="process groups and /proc")
