@@ -3,10 +3,14 @@ sessions must not pay for tables a session never touches), and behave as before 
 
 from __future__ import annotations
 
+import io
+
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session
+from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session, progress_ref
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
 from mcplint.model import Direction
@@ -16,7 +20,6 @@ C2S, S2C = Direction.C2S, Direction.S2C
 
 def analyze(*messages: dict) -> Analyzer:
     data = b"".join(orjson.dumps(m) + b"\n" for m in messages)
-    import io
     analyzer = Analyzer("t.jsonl")
     for record in Parser("t.jsonl").records(open_frames(io.BytesIO(data), "jsonl")[1]):
         analyzer.observe(record)
@@ -87,3 +90,39 @@ def test_a_released_session_leaves_no_progress_cycle():
         gc.set_debug(0)
         gc.garbage.clear()
         gc.enable()
+
+
+# -- progress tokens that tell a notification's direction ---------------------------------------
+_TOKENS = st.sampled_from([1, "1", "a", None, 2.5])
+
+
+def _traffic_message(what: str, number: int, token) -> dict:
+    if what == "call":
+        return {"jsonrpc": "2.0", "id": number, "method": "tools/call",
+                "params": {"name": "t", "_meta": {"progressToken": token}}}
+    if what == "sample":  # a server's request: its token is the server's
+        return {"jsonrpc": "2.0", "id": number, "method": "sampling/createMessage",
+                "params": {"messages": [], "maxTokens": 1, "_meta": {"progressToken": token}}}
+    if what == "answer":
+        return {"jsonrpc": "2.0", "id": number, "result": {}}
+    if what == "bare":  # a progress notification without a token
+        return {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}
+    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["call", "sample", "answer", "progress", "progress", "bare"]),
+                          st.integers(0, 3), _TOKENS), max_size=30))
+def test_a_progress_token_that_tells_the_direction_resolves_as_progress_ref(steps):
+    """A progress notification whose direction its token tells (plain JSON Lines) has its
+    ``target`` resolved while the direction is inferred: exactly what progress_ref gives."""
+    messages = [{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+                {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}}]
+    messages += [_traffic_message(*step) for step in steps]
+    data = b"".join(orjson.dumps(m) + b"\n" for m in messages)
+    analyzer = Analyzer("t.jsonl")
+    for record in Parser("t.jsonl").records(open_frames(io.BytesIO(data), "jsonl")[1]):
+        session = analyzer.observe(record)
+        if record.method == "notifications/progress":
+            assert record.target == progress_ref(record, session)
+        analyzer.commit(record)

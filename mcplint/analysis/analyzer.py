@@ -153,10 +153,20 @@ class Bounded(OrderedDict):
     def __setitem__(self, key, value, _set=OrderedDict.__setitem__):
         _set(self, key, value)
         if len(self) > self.limit:
-            old = self.popitem(last=False)
-            self.evicted += 1
-            if self.on_evict is not None:
-                self.on_evict(*old)
+            self.evict()
+
+    def evict(self) -> None:
+        """Forget the oldest entry (after an insertion took the table over its limit)."""
+        old = self.popitem(last=False)
+        self.evicted += 1
+        if self.on_evict is not None:
+            self.on_evict(*old)
+
+
+#: ``OrderedDict.__setitem__``: the analyzer's hot paths insert into a :class:`Bounded` with it
+#: and check the limit themselves (``if len(table) > table.limit: table.evict()``), which saves
+#: a Python call per insertion
+_put = OrderedDict.__setitem__
 
 
 class Sides(dict):
@@ -653,8 +663,7 @@ class Analyzer:
             if record.method == "notifications/cancelled":
                 return self._owner_of(session, params.get("requestId"))
             if record.method == "notifications/progress":
-                owner = self._token_owner(session, params.get("progressToken"))
-                return owner.other if owner else None
+                return self._progress_sender(record, session, params)
             return None
         if kind is _RESULT or kind is _ERROR:
             if session is None or not record.has_id:
@@ -690,38 +699,56 @@ class Analyzer:
         return None
 
     @staticmethod
-    def _token_owner(session: Session, token: Any) -> Direction | None:
+    def _progress_sender(record: Record, session: Session, params: Any) -> Direction | None:
+        """Who sent a progress notification: the other side of the one sender whose requests had
+        its token. When it names a token, its :class:`ProgressRef` is resolved on the way (the
+        ``record.target`` that :func:`progress_ref` would give once the direction is known)."""
+        token = params.get("progressToken")
         key = ("int", token) if type(token) is int else id_key(token)
         tokens, finished = session.tokens, session.finished_tokens
-        in_c = key in tokens.get(_C2S, EMPTY) or key in finished.get(_C2S, EMPTY)
-        in_s = key in tokens.get(_S2C, EMPTY) or key in finished.get(_S2C, EMPTY)
-        if in_c != in_s:
-            return _C2S if in_c else _S2C
-        return None
+        live_c = tokens.get(_C2S, EMPTY).get(key)
+        done_c = finished.get(_C2S, EMPTY).get(key) if live_c is None else None
+        live_s = tokens.get(_S2C, EMPTY).get(key)
+        done_s = finished.get(_S2C, EMPTY).get(key) if live_s is None else None
+        in_c = live_c is not None or done_c is not None
+        if in_c == (live_s is not None or done_s is not None):
+            return None
+        requester, live, done = (_C2S, live_c, done_c) if in_c else (_S2C, live_s, done_s)
+        if "progressToken" in params:
+            record.target = ProgressRef(token, requester, live, done)
+        return requester.other
 
     # -- observe: facts before judgement -----------------------------------------------------
     def observe(self, record: Record) -> Session:
         """Attach session, direction, version and request-matching facts to ``record``."""
         kind = record.kind
-        message = kind in MESSAGE_KINDS
-        if message and record.direction is None:
-            key = record.session_key
-            record.direction = self.infer_direction(record, self.current if key is None else self.keyed.get(key))
+        asks = kind is _REQUEST
+        message = asks or kind is _NOTIFICATION or kind is _RESULT or kind is _ERROR
+        direction = record.direction
+        if message and direction is None:
+            # a method only one side sends says who sent it; anything else asks the session
+            direction = _ONLY_SENDER.get(record.method) if kind is not _RESULT and kind is not _ERROR else None
+            if direction is None:
+                key = record.session_key
+                direction = self.infer_direction(record, self.current if key is None else self.keyed.get(key))
+            record.direction = direction
             record.direction_observed = False
         parent = record.parent
+        current = self.current
         if parent is not None:
             session = parent.session
-        elif kind is not _REQUEST and record.session_key is None and self.current is not None:
-            session = self.current  # only a request can start a session (_session_for)
-        else:
+        elif record.session_key is not None or current is None:
             session = self._session_for(record)
+        elif not asks or direction is _S2C or not current.messages:
+            session = current  # only a client's request can start a session (_session_for)
+        elif record.method == "initialize" or current.era == "legacy" and is_modern_request(record):
+            session = self._session_for(record)
+        else:
+            session = current
         record.session = session
         if session.first_record is None:
             session.first_record = record
-        direction = record.direction
-        if not message:
-            record.version = session.version or session.requested_version or self.protocol_version
-        elif kind is _REQUEST:
+        if asks:
             era = session.era
             if era is None:
                 if record.method == "initialize":
@@ -737,17 +764,21 @@ class Analyzer:
                 session.set_era("legacy")
         elif kind is _NOTIFICATION:
             if record.method == "notifications/progress":
-                record.target = ref = progress_ref(record, session)
+                ref = record.target  # resolved already when the token told the direction
+                if ref is None:
+                    record.target = ref = progress_ref(record, session)
                 if ref is not None and ref.live is not None and ref.live.cancel is not None:
                     record.answer = "after-cancel"  # progress for a request its sender cancelled
             record.version = session.version or session.requested_version or self.protocol_version
-        else:
+        elif message:
             self._match_response(record, session)
             request = record.request
             if request is not None and request.version:
                 record.version = request.version
             else:
                 record.version = session.version or session.requested_version or self.protocol_version
+        else:
+            record.version = session.version or session.requested_version or self.protocol_version
         if message and direction is not None and direction not in session.first_message:
             self._first_message(record, session, direction)
         version, era = record.version, session.era
@@ -861,13 +892,19 @@ class Analyzer:
         key = ("int", rid) if type(rid) is int else id_key(rid)
         entry = RequestEntry(record)
         params = record.params
-        if isinstance(params, dict):  # a progress token: params._meta.progressToken (progress_token)
-            meta = params.get("_meta")
+        if isinstance(params, dict) and "_meta" in params:  # a progress token (progress_token)
+            meta = params["_meta"]
             if isinstance(meta, dict) and "progressToken" in meta:
                 entry.token = token = id_key(meta["progressToken"])
                 session.tokens[direction][token] = entry
-        session.requests[direction][key] = entry
-        session.pending[direction][key] = entry
+        table = session.requests[direction]
+        _put(table, key, entry)
+        if len(table) > table.limit:
+            table.evict()
+        table = session.pending[direction]
+        _put(table, key, entry)
+        if len(table) > table.limit:
+            table.evict()
         if record.method == "initialize" and direction is _C2S:
             params = record.params if isinstance(record.params, dict) else {}
             session.init_request = record
@@ -942,14 +979,15 @@ class Analyzer:
         if len(recent) > RECENT_ANSWERED:
             _compact(session, asker, *recent.popleft())
         result = record.msg.get("result") if record.kind is _RESULT else None
-        if isinstance(result, dict) and isinstance(result.get("task"), dict):
+        if isinstance(result, dict) and "task" in result and isinstance(result["task"], dict):
             entry.task = True  # answered with a CreateTaskResult (2025-11-25), token or not
-        if entry.token is not None:
-            session.tokens[asker].pop(entry.token, None)
-            if entry.task:  # task-augmented: the token stays live (2025-11-25)
-                session.tokens[asker][entry.token] = entry
-            else:
-                session.finished_tokens[asker][entry.token] = entry
+        token = entry.token
+        if token is not None:
+            session.tokens[asker].pop(token, None)
+            table = session.tokens[asker] if entry.task else session.finished_tokens[asker]
+            _put(table, token, entry)  # task-augmented: the token stays live (2025-11-25)
+            if len(table) > table.limit:
+                table.evict()
         return entry
 
     def _commit_oversized(self, record: Record, session: Session) -> None:
