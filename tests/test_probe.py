@@ -276,8 +276,11 @@ HTTP_SDK = {("TL006", "main"), ("PA003", "main"), ("PM005", "main"), ("RS004", "
 
 
 @pytest.mark.parametrize(("answers", "state", "options", "expected"), [
+    # its SSE streams start with a message, not a priming event (HT019, a 2025-11-25 SHOULD): the
+    # exchanges' http notes let the HTTP rules judge them
     ("sse", "stateful", ("--call-tools", "-y", "--cancel-after", "1"),
-     HTTP_SDK | {("TL013", "main"), ("TL013", "discover")}),
+     HTTP_SDK | {("TL013", "main"), ("TL013", "discover"),
+                 ("HT019", "main"), ("HT019", "malformed"), ("HT019", "version-future")}),
     ("json", "stateless", (), HTTP_SDK),
 ])
 def test_sdk_server_over_http(tmp_path, http_server, answers, state, options, expected):
@@ -292,6 +295,11 @@ def test_sdk_server_over_http(tmp_path, http_server, answers, state, options, ex
     records = [json.loads(line) for line in (tmp_path / "h.mcplog").read_text().splitlines()]
     assert all(r.get("transport") == "http" for r in records if r["dir"] in ("c2s", "s2c"))
     assert sum(r.get("event") == "closed" for r in records) == 7
+    notes = [r for r in records if r.get("event") == "http"]  # one per exchange, written when it ends
+    entries = [n["http"]["entry"] for n in notes]
+    assert entries and len(set(entries)) == len(entries)  # numbered across the sessions
+    assert {n["har"]["request"]["method"] for n in notes} >= {"POST"}
+    assert all(n["har"]["response"]["status"] for n in notes)
 
 
 def test_url_that_cannot_be_reached_is_one_line_exit_2(tmp_path):

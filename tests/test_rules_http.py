@@ -442,3 +442,23 @@ def test_http_sse_transport_cites_its_own_security_warning():
     [finding] = [f for f in lint(entries) if f.code == "HT018"]
     assert (finding.severity.value, finding.spec) == (
         "error", "2024-11-05 basic/transports §HTTP with SSE §Security Warning (MUST)")
+
+
+def test_a_request_sent_again_is_answered_again_on_its_own_post():
+    # a client that re-sends id 4 (its own mistake, other rules judge it) gets each copy answered on
+    # the POST that carried it: the server broadcast nothing
+    assert "HT011" not in codes(handshake(V5, SID) + [ping(4, json_body=ok(4)), ping(4, json_body=ok(4))])
+
+
+def test_errors_to_unreadable_requests_each_answer_their_own_post():
+    def unreadable(body):
+        return entry(request_headers=post_headers(SID, V5), body=body, status=400,
+                     json_body={"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+    assert "HT011" not in codes(handshake(V5, SID) + [unreadable({"jsonrpc": "2.0", "id": 9}),
+                                                      unreadable({"jsonrpc": "2.0", "id": 10})])
+
+
+def test_a_response_broadcast_on_a_get_stream_too_is_still_found():
+    answered = ping(5, sse=[ok(5)])
+    stream = get(sse=[ok(5)], started=0.5)
+    assert "HT011" in codes(handshake(V5, SID) + [answered, stream])

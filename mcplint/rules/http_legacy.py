@@ -448,11 +448,15 @@ class MessageBroadcast(ExchangeRule):
             return  # a resumption redelivers what the broken stream missed
         facts = facts_of(session)
         entry = http["entry"]
+        own = set(request_ids(http))  # a request sent again (same id) is answered again on its own POST
         for value in received(http):
             kind = shape(value)
             if kind not in ("request", "response") or "id" not in value:
                 continue
-            earlier = facts.delivered.get((kind, id_key(value["id"])))
+            key = id_key(value["id"])
+            if kind == "response" and (value["id"] is None or key in own):
+                continue  # an error to an unreadable request (id null) answers only its own POST
+            earlier = facts.delivered.get((kind, key))
             if earlier is not None and earlier != entry:
                 yield self.report(record, f"{where(http)}: {describe(value)} was already sent on the stream of "
                                           f"entry {earlier}")

@@ -6,20 +6,25 @@ server issues (``Mcp-Session-Id``) and, from 2025-06-18, the negotiated ``MCP-Pr
 go with every later request; a 2026-07-28 request carries its revision, method and name (tool,
 prompt, resource URI) as headers.
 Ending the session is a DELETE when the server issued an id. The records carry
-``"transport": "http"`` and the probe session's label; this link has the interface of
+``"transport": "http"`` and the probe session's label, and each exchange ends with its ``http``
+note (its HAR entry, as ``mcplint capture --http`` writes it), so the HTTP rules judge the
+server's statuses and headers too. This link has the interface of
 :class:`~mcplint.commands.probe.stdio.StdioLink`.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import deque
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 from mcplint import __version__, protocol
-from mcplint.commands.capture.http import ProxyError, SseEvents, http_stack
+from mcplint.commands.capture.http import Exchange, ProxyError, SseEvents, har_entry, http_stack
 from mcplint.commands.capture.stdio import Recorder
 from mcplint.commands.probe.stdio import Reply, StartError
 
@@ -29,8 +34,10 @@ _ACCEPT = "application/json, text/event-stream"
 class HttpLink:
     """A Streamable HTTP session with the server at ``url``."""
 
-    def __init__(self, url: str, recorder: Recorder, session: str, insecure: bool = False):
+    def __init__(self, url: str, recorder: Recorder, session: str, insecure: bool = False,
+                 entries: Iterator[int] | None = None):
         self.url = url
+        self.entries = entries if entries is not None else itertools.count(1)  # HAR entry numbers, shared by the links
         self.recorder = recorder
         self.session = session
         self.insecure = insecure
@@ -66,11 +73,16 @@ class HttpLink:
             return self.ended or ""
         text = "the probe ended the session"
         if self._session_id is not None and not self._broken:
+            exchange = self._exchange("DELETE", self._headers(None), b"")
             try:
-                status = self._client.delete(self.url, headers=self._headers(None), timeout=5).status_code
-                text += f" (DELETE: HTTP {status})"
+                response = self._client.delete(self.url, headers=self._headers(None), timeout=5)
+                self._answered_with(exchange, response)
+                self._received_chunk(exchange, response.content)
+                text += f" (DELETE: HTTP {response.status_code})"
             except self._httpx.HTTPError as exc:
                 text += f" (DELETE failed: {type(exc).__name__})"
+            if exchange.status:
+                self._exchange_note(exchange)
         self._client.close()
         self.recorder.meta("closed", text, by="client", session=self.session, transport="http")
         self.ended = text
@@ -98,20 +110,25 @@ class HttpLink:
         if self._client is None:
             return False
         deadline = time.monotonic() + timeout
+        headers = self._headers(message)
+        exchange = self._exchange("POST", headers, line)
         try:
-            with self._client.stream("POST", self.url, content=line, headers=self._headers(message),
+            with self._client.stream("POST", self.url, content=line, headers=headers,
                                      timeout=self._httpx.Timeout(timeout)) as response:
+                self._answered_with(exchange, response)
                 self._session_id = response.headers.get("mcp-session-id") or self._session_id
                 kind = (response.headers.get("content-type") or "").split(";")[0].strip().lower()
                 if kind == "text/event-stream":
                     events = SseEvents()
                     for chunk in response.iter_bytes():
+                        self._received_chunk(exchange, chunk)
                         for event in events.feed(chunk):
                             self._received(event.get("data"))
                         if self._answered(message) or time.monotonic() > deadline:
                             break
                 else:
                     body = response.read()
+                    self._received_chunk(exchange, body)
                     if body.strip():
                         self._received(body.decode("utf-8", "replace"))
                     if response.status_code >= 400 and not self._answered(message):
@@ -119,15 +136,43 @@ class HttpLink:
                                            session=self.session, transport="http", status=response.status_code)
                         return False
         except self._httpx.TimeoutException:
+            exchange.error = "timeout"
             return True  # nothing (more) came in time: wait() says timeout
         except self._httpx.HTTPError as exc:
+            exchange.error = type(exc).__name__
             self._broken = True
             if self._next_id <= 1 and self._session_id is None and isinstance(exc, self._httpx.ConnectError):
                 raise StartError(f"could not connect to {self.url}: {exc}") from exc
             self.recorder.meta("http-error", f"the probe's POST failed: {type(exc).__name__}",
                                session=self.session, transport="http")
             return False
+        finally:
+            if exchange.status:  # an answer's headers came: the HTTP rules have facts to judge
+                self._exchange_note(exchange)
         return True
+
+    # -- the exchanges' notes ------------------------------------------------------------------------
+    def _exchange(self, method: str, headers: dict[str, str], body: bytes) -> Exchange:
+        return Exchange(next(self.entries), time.time(), method, self.url, "1.1", list(headers.items()), body)
+
+    @staticmethod
+    def _answered_with(exchange: Exchange, response: Any) -> None:
+        exchange.status, exchange.reason = response.status_code, response.reason_phrase
+        exchange.http_version = response.http_version.removeprefix("HTTP/")
+        exchange.response_headers = list(response.headers.multi_items())
+        exchange.first_byte = time.time()
+
+    @staticmethod
+    def _received_chunk(exchange: Exchange, chunk: bytes) -> None:
+        if chunk:
+            exchange.chunks.append((datetime.now(UTC), chunk))
+            exchange.size += len(chunk)
+
+    def _exchange_note(self, exchange: Exchange) -> None:
+        """The exchange's ``http`` note with its HAR entry (read back as the HTTP rules' facts)."""
+        exchange.ended = time.time()
+        said = f"{exchange.method} {self.url} -> HTTP {exchange.status}" + (f" ({exchange.error})" if exchange.error else "")
+        self.recorder.meta("http", said, session=self.session, http=exchange.summary(), har=har_entry(exchange))
 
     def request(self, method: str, params: dict | None, timeout: float, *, request_id: Any = None,
                 **marks: Any) -> tuple[Any, Reply]:

@@ -24,6 +24,7 @@ answered within ``timeout`` is a hang: reported at its lifecycle stage (the stag
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -482,11 +483,13 @@ class ProbeRun:
 
 
 def _connector(target: list[str] | str, recorder: Recorder, options: ProbeOptions) -> Callable[[str], Link]:
+    entries = itertools.count(1)  # one capture: HTTP exchanges numbered across the sessions
+
     def connect(label: str) -> Link:
         if isinstance(target, str):
             from mcplint.commands.probe.http import HttpLink
 
-            return HttpLink(target, recorder, label, options.insecure)
+            return HttpLink(target, recorder, label, options.insecure, entries)
         return StdioLink(target, recorder, label, options.grace, options.env)
     return connect
 
