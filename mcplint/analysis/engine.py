@@ -16,7 +16,7 @@ from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
 FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
-            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024}
+            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024, "token": 2048, "cursor": 4096}
 
 #: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
 TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
@@ -30,18 +30,22 @@ def record_features(record: Record, session: Session) -> int:
 
     "envelope" (64) holds where the JSON-RPC envelope leaves the common, well-formed shape:
     "jsonrpc" not "2.0", params or result not an object, a request id neither integer nor string,
-    result beside error, or an error response (the envelope rules run on these only)."""
+    result beside error, or an error response (the envelope rules run on these only).
+    "token" (2048) holds for every record but a request whose params carry no
+    ``_meta.progressToken``, or a string or integer one that is not among its sender's live tokens
+    (what PR001 and PR002 judge of a request: ``rules/progress.py``). "cursor" (4096): a request's
+    params hold a ``cursor`` (PA001, PA004)."""
     kind = record.kind
     msg = record.msg
+    direction = record.direction
     if kind is _RESULT:
         holder = msg.get("result") if type(msg) is dict else None
-        bits = 0 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 64
-    elif kind is _REQUEST or kind is _NOTIFICATION:
+        bits = 2048 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 2112
+    elif kind is _REQUEST:
         holder = record.params
         bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
                      and ("params" not in msg or type(msg["params"]) is dict)) else 64
-        direction = record.direction
-        if kind is _REQUEST and direction is not None:
+        if direction is not None:
             rid, limits_hit = record.id, session.limits_hit
             if type(rid) is int or type(rid) is str:
                 # "reused-id": Session.find_request inline; an open request is also among the
@@ -54,14 +58,29 @@ def record_features(record: Record, session: Session) -> int:
                 bits = 64
             if limits_hit or session.pending.get(direction):
                 bits |= 1024  # "overlap": its sender may have a request open (not heuristics.alone)
-        elif kind is _REQUEST and type(record.id) is not int and type(record.id) is not str:
+        elif type(record.id) is not int and type(record.id) is not str:
             bits = 64
+        if type(holder) is dict:
+            if "cursor" in holder:
+                bits |= 4096
+            meta = holder.get("_meta")
+            if type(meta) is dict and "progressToken" in meta:
+                token = meta["progressToken"]
+                if type(token) is not int and type(token) is not str:
+                    bits |= 2048  # PR001
+                elif direction is not None and session.tokens.get(direction, EMPTY).get(
+                        ("int", token) if type(token) is int else ("str", token)) is not None:
+                    bits |= 2048  # PR002 (model.id_key inline)
+    elif kind is _NOTIFICATION:
+        holder = record.params
+        bits = 2048 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
+                        and ("params" not in msg or type(msg["params"]) is dict)) else 2112
     else:
         holder = record.params
-        bits = 64 if kind is _ERROR else 0
+        bits = 2112 if kind is _ERROR else 2048
     if record.flags:
         bits |= 1
-    if record.direction is None:
+    if direction is None:
         bits |= 2
     if record.t is not None:
         bits |= 4
@@ -132,12 +151,15 @@ class Engine:
                         self._by_method.setdefault((kind, method), []).append(rule)
         self._dispatch: dict[tuple, tuple] = {}  # dispatch key -> (bound check methods, trackers): see _plan
         # the families' features take the bits above the built-in ones; each holds unless its
-        # clean test passes on a record of its kind and method
+        # clean test passes on a record of its kind and method (tested only when a rule of this
+        # engine requires the feature)
         features = FEATURES | {name: 1 << (16 + i) for i, name in enumerate(sorted(FAMILY_FEATURES))}
         self._family_bits = sum(features[name] for name in FAMILY_FEATURES)
         self._clean_tests: dict[tuple[Kind, str], list[tuple[int, object]]] = {}
-        for name, (kind, method, clean) in FAMILY_FEATURES.items():
-            self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
+        required = {name for rule in self.rules for name in rule.requires}
+        for name, (kind, methods, clean) in FAMILY_FEATURES.items():
+            for method in methods if name in required else ():
+                self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
         self._required = {r.code: sum(features[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         self._finishers_for: dict[tuple, tuple] = {}  # (version, modern) -> bound finish methods that apply

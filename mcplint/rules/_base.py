@@ -278,17 +278,17 @@ class Tracker:
 
 TRACKERS: list[type[Tracker]] = []
 
-#: Record features that rule families define (:func:`feature`): name -> (kind, method, clean test)
-FAMILY_FEATURES: dict[str, tuple[Kind, str, Callable[[Record], bool]]] = {}
+#: Record features that rule families define (:func:`feature`): name -> (kind, methods, clean test)
+FAMILY_FEATURES: dict[str, tuple[Kind, tuple[str, ...], Callable[[Record], bool]]] = {}
 
 
-def feature(name: str, kind: Kind, method: str) -> Callable:
+def feature(name: str, kind: Kind, *methods: str) -> Callable:
     """Register the decorated test as the record feature ``name`` that rules may require: it
-    holds for every record except those of ``kind`` and (effective) ``method`` that the test
-    finds clean, so the rules requiring it are not called on those. The test must be false
+    holds for every record except those of ``kind`` and an (effective) method of ``methods`` that
+    the test finds clean, so the rules requiring it are not called on those. The test must be false
     wherever one of those rules could report (say why next to it, and test that)."""
     def register(clean: Callable[[Record], bool]) -> Callable[[Record], bool]:
-        FAMILY_FEATURES[name] = (kind, method, clean)
+        FAMILY_FEATURES[name] = (kind, methods, clean)
         return clean
     return register
 

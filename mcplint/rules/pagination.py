@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from mcplint import protocol
 from mcplint.analysis.analyzer import Bounded
 from mcplint.model import Kind, Record, Severity
-from mcplint.rules._base import REQUESTS, RESPONSES, Rule, Tracker, fmt_id, params_of, result_of, rule, tracker
+from mcplint.rules._base import REQUESTS, RESPONSES, Rule, Tracker, feature, fmt_id, params_of, result_of, rule, tracker
 from mcplint.rules._feature_helpers import ENVELOPE_CODES, a, error_code, error_message, shown
 
 _GUIDE = "server/utilities/pagination §Implementation Guidelines"
@@ -41,6 +41,15 @@ def paginated(method: str | None, revision: str | None) -> bool:
 def cursor_of(record: Record | None) -> tuple[bool, object]:
     params = params_of(record) if record is not None else {}
     return "cursor" in params, params.get("cursor")
+
+
+@feature("paging", Kind.RESULT, *sorted(PAGINATED))
+def single_page(record: Record) -> bool:
+    """A list result that none of PA002, PA003 and PA005 (which require the feature "paging") can
+    report, by each one's first test: the result is an object without ``nextCursor`` (PA002, PA005),
+    answering a request without ``cursor`` (PA003)."""
+    result = result_of(record)
+    return type(result) is dict and "nextCursor" not in result and not cursor_of(record.request)[0]
 
 
 # -- tracker ---------------------------------------------------------------------------------
@@ -114,6 +123,7 @@ class CursorNotIssued(Rule):
     severity, level, spec = Severity.ERROR, "MUST", _GUIDE
     kinds = REQUESTS
     methods = PAGINATED
+    requires = frozenset({"cursor"})  # a request without a cursor is the first page
     hint = "Pass back nextCursor exactly as received (opaque); start a new listing without a cursor."
 
     def check(self, record, session):
@@ -146,6 +156,7 @@ class NextCursorType(Rule):
     severity, level, spec = Severity.ERROR, "SCHEMA", _RESPONSE
     kinds = frozenset({Kind.RESULT})
     methods = PAGINATED
+    requires = frozenset({"paging"})  # not called on a single_page() result
     hint = 'Omit nextCursor on the last page (do not send "nextCursor": null); otherwise send a string.'
 
     def check(self, record, session):
@@ -174,6 +185,7 @@ class InvalidCursorResponse(Rule):
     kinds = RESPONSES
     methods = LIST_METHODS  # tasks/list: TK013 (MUST in 2025-11-25)
     answers = frozenset({"ok"})
+    requires = frozenset({"paging"})  # not called on a single_page() result
     hint = "Answer a request with an invalid or expired cursor with a -32602 (Invalid params) error."
 
     def check(self, record, session):
@@ -209,10 +221,15 @@ class CursorOnNonPaginatedMethod(Rule):
     severity, level, spec = Severity.INFO, "info", _GUIDE
     kinds = REQUESTS
     methods = protocol.REQUEST_METHODS
+    requires = frozenset({"cursor"})  # called only on a request whose params hold a cursor
     hint = "Only tools/list, prompts/list, resources/list, resources/templates/list (and tasks/list) take a cursor."
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return not paginated(method, revision)
+
     def check(self, record, session):
-        params = record.params  # every request: no params_of() call for the usual absent cursor
+        params = record.params
         if not isinstance(params, dict) or "cursor" not in params or paginated(record.method, record.revision):
             return ()
         spec = protocol.METHODS[record.method]
@@ -233,6 +250,7 @@ class PaginationLoop(Rule):
     kinds = frozenset({Kind.RESULT})
     methods = PAGINATED
     answers = frozenset({"ok"})
+    requires = frozenset({"paging"})  # not called on a single_page() result
     hint = "Return a cursor that points past the current page, and omit nextCursor on the last page."
 
     def check(self, record, session):

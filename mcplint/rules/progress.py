@@ -71,7 +71,9 @@ class ProgressTokenType(ProgressRule):
 
     code, name = "PR001", "progress-token-type"
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
-    requires = frozenset({"odd-progress"})  # not called on a plain_progress() notification
+    # not called on a plain_progress() notification, nor on a request without a progress token or
+    # with a string or integer one (the engine's "token" feature)
+    requires = frozenset({"odd-progress", "token"})
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION})
     methods = None  # any request may carry a token
     hint = "Use a string or an integer (no fraction, no boolean, no null) as progress token."
@@ -110,6 +112,7 @@ class ProgressTokenNotUnique(ProgressRule):
     severity, level, spec = Severity.ERROR, "MUST", _FLOW
     kinds = REQUESTS
     methods = None
+    requires = frozenset({"token"})  # not called on a request whose token (if any) is not live
     hint = "Give every request its own progress token (a counter or a UUID)."
 
     def check(self, record, session):
