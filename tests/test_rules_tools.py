@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcplint import protocol
+from mcplint.analysis.engine import Engine
 from mcplint.model import Severity
+from mcplint.rules import all_rules
 from mcplint.rules.tools import base64_problem, header_annotations, header_problems
 from tests.ruledocs import run_transcript
 from tests.tool_sessions import ToolSession, at_least, tool_sessions
@@ -321,6 +323,21 @@ def test_tl009_channel_per_version():
     assert family(listing("2025-06-18", [ADD]) + call(2, "add", {}, protocol_error)) == [(4, "TL008", "warning", "high")]
     internal = '"error":{"code":-32603,"message":"crashed"}'
     assert ("TL009" not in codes(listing("2025-11-25", [ADD]) + call(2, "add", {}, internal)))
+
+
+def test_tl009_judges_the_arguments_by_the_listing_at_the_answer_even_without_tl008():
+    """TL009 reuses TL008's verdict only for the same listed schema ("odd-answer" feature): a new
+    listing between call and answer is judged afresh, and without TL008 TL009 judges alone."""
+    loose = {"name": "add", "inputSchema": {"type": "object"}}
+    relisted = listing("2025-06-18", [loose]) + (
+        'C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{}}}\n'
+        'C→S {"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'
+        f'S→C {{"jsonrpc":"2.0","id":3,"result":{{"tools":[{orjson.dumps(ADD).decode()}]}}}}\n'
+        'S→C {"jsonrpc":"2.0","id":2,"result":{"content":[]}}\n')
+    assert [code for _, code, _, _ in family(relisted)] == ["TL009"]
+    alone = Engine([rule for rule in all_rules() if rule.code == "TL009"])
+    found = run_transcript(listing("2025-06-18", [ADD]) + call(2, "add", {}, {"content": []}), alone)
+    assert [f.code for f in found] == ["TL009"]
 
 
 def test_valid_arguments_with_integer_valued_floats_pass():

@@ -63,6 +63,7 @@ class UnknownToolMustBeProtocolError(Rule):
     kinds = frozenset({Kind.RESULT})
     methods = _TOOLS_CALL
     answers = _FIRST_ANSWER
+    requires = frozenset({"odd-answer"})  # not called on a result tools.plain_answer() finds clean
     hint = 'Answer a call of an unknown tool with a JSON-RPC error (-32602 "Unknown tool").'
 
     def check(self, record, session):

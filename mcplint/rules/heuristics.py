@@ -33,6 +33,7 @@ from mcplint.rules._base import (
     Rule,
     RuleOptions,
     duration,
+    feature,
     fmt_id,
     params_of,
     result_of,
@@ -737,13 +738,19 @@ def reports_errors(tool: str) -> bool:
     return any(word in _ERROR_WORDS or word.startswith(_ABOUT_ERRORS) for word in words)
 
 
+def looks_failed(text: str) -> bool:
+    """The cheap look of :func:`failure_text` (most results are no failure): a text not too long
+    whose first line shows a failure's key word."""
+    if len(text) > _STACK:
+        return False
+    probe = text[:_PROBE].lstrip().partition("\n")[0]
+    return "rror" in probe or "ailed" in probe or "xception" in probe or "RROR" in probe \
+        or probe.startswith("Traceback")
+
+
 def failure_text(text: str) -> str | None:
     """What a tool result's whole text is when it plainly reports a failure, else None."""
-    if len(text) > _STACK:
-        return None
-    probe = text[:_PROBE].lstrip().partition("\n")[0]  # the cheap look, as most results are no failure
-    if not ("rror" in probe or "ailed" in probe or "xception" in probe or "RROR" in probe
-            or probe.startswith("Traceback")):
+    if not looks_failed(text):
         return None
     head = text[:_HEAD].lstrip()
     first, _, rest = head.partition("\n")
@@ -773,6 +780,16 @@ def structured_failure(value: Any) -> bool:
         or value.get("success") is False or value.get("ok") is False or value.get("status") in _FAILED_VALUES
 
 
+@feature("failure-text", Kind.RESULT, "tools/call")
+def no_failure_text(record) -> bool:
+    """A tools/call result that HX013 (which requires the feature "failure-text") leaves at its
+    first tests: its content is not one text block, or that text does not :func:`looks_failed`."""
+    if content_kinds(record) != _ONE_TEXT:
+        return True
+    text = result_of(record)["content"][0].get("text")  # one text block: an object in a result object
+    return type(text) is not str or not looks_failed(text)
+
+
 @rule
 class ToolFailureAsSuccess(Rule):
     """Checks for `tools/call` results whose only text plainly reports a failure but lack isError: true."""
@@ -784,6 +801,7 @@ class ToolFailureAsSuccess(Rule):
     kinds = frozenset({Kind.RESULT})
     methods = frozenset({"tools/call"})
     answers = frozenset({"ok"})
+    requires = frozenset({"failure-text"})  # not called on a result no_failure_text() finds clean
     hint = ('Return a failed tool run as {"content": [{"type": "text", "text": "..."}], "isError": true} '
             "so that the client and the model know the call failed.")
 

@@ -27,8 +27,9 @@ from mcplint import protocol
 from mcplint.analysis.analyzer import Bounded
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
-from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, tracker
+from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, set_plan_facts, tracker
 from mcplint.rules._memo import per_record
+from mcplint.rules.errors import listed, tool_name
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
 _TOOLS = "server/tools §Data Types"
@@ -237,11 +238,17 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
     return "; ".join(shown) + more
 
 
-def argument_errors(session, request, revision) -> tuple[str | None, list | None]:
+#: id(tools/call request) -> (request, inputSchema, dialect, errors): the verdict TL008 found, which
+#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object
+_ARGUMENTS = Bounded(256)
+
+
+def argument_errors(session, request, revision, known_only: bool = False) -> tuple[str | None, Any]:
     """``(tool name, errors)`` of a tools/call's arguments against the listed inputSchema.
 
     errors is None when nothing can be judged (tool not listed, no usable schema, arguments
-    not an object: SV001).
+    not an object: SV001). ``known_only``: errors is ``...`` unless they are known without
+    validating (no verdict to make, or the one kept for this request, schema and dialect).
     """
     name, tool = called_tool(session, request)
     schema = tool.get("inputSchema") if tool is not None else None
@@ -249,7 +256,15 @@ def argument_errors(session, request, revision) -> tuple[str | None, list | None
     arguments = params.get("arguments", {})
     if not isinstance(schema, dict) or not isinstance(arguments, dict):
         return name, None
-    return name, instance_errors(schema, arguments, revision, session)
+    dialect = default_dialect(revision)  # all the verdict takes of the revision (schema_key)
+    kept = _ARGUMENTS.get(id(request))
+    if kept is not None and kept[0] is request and kept[1] is schema and kept[2] == dialect:
+        return name, kept[3]
+    if known_only:
+        return name, ...
+    errors = instance_errors(schema, arguments, revision, session)
+    _ARGUMENTS[id(request)] = (request, schema, dialect, errors)
+    return name, errors
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -560,6 +575,7 @@ class InvalidArgumentsAccepted(Rule):
     kinds = frozenset({Kind.RESULT, Kind.ERROR})
     methods = _CALL
     answers = frozenset({"ok"})
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result
     hint = ("Validate tool inputs; reject invalid arguments (2025-11-25 on: an isError result, "
             "before: a -32602 JSON-RPC error).")
 
@@ -607,6 +623,27 @@ def output_schema(session, record) -> tuple[str | None, Any]:
     return name, tool.get("outputSchema", ...)
 
 
+_OUTPUT_SCHEMAS = "tools:output-schema"
+_OUTPUT_FACTS = frozenset({_OUTPUT_SCHEMAS})
+
+
+@tracker
+class OutputSchemas(Tracker):
+    """Makes "a listed tool declares an outputSchema" a plan fact of the session (once any
+    tools/list result lists one: the analyzer's catalog takes tools from those only), so that TL010,
+    which needs the called tool's outputSchema, is not called in sessions without one."""
+
+    kinds = _RESULTS
+    methods = _LIST
+
+    def commit(self, record, session):
+        result = result_of(record)
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if isinstance(tools, list) and _OUTPUT_SCHEMAS not in session.plan_facts \
+                and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools):
+            set_plan_facts(session, _OUTPUT_SCHEMAS, _OUTPUT_FACTS)
+
+
 @rule
 class StructuredContentMissing(Rule):
     """Checks that results of tools with an ``outputSchema`` carry ``structuredContent``."""
@@ -620,6 +657,10 @@ class StructuredContentMissing(Rule):
     answers = _ANSWERED
     versions = _STRUCTURED_VERSIONS
     hint = "Return structuredContent conforming to the outputSchema (and the same JSON as text)."
+
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        return _OUTPUT_SCHEMAS in facts  # output_schema() finds none in a session that listed none
 
     def check(self, record, session):
         result = result_of(record)  # call_result() last: most called tools declare no outputSchema
@@ -825,6 +866,27 @@ def defined_blocks(revision: str | None) -> frozenset[str]:
                      if revision is None or protocol.at_least(revision, since))
 
 
+@lru_cache(maxsize=16)
+def plain_blocks(revision: str | None) -> frozenset[str]:
+    """The block types of ``revision`` that neither TL014 nor TL015 judges further (no binary data)."""
+    return defined_blocks(revision) - BINARY_BLOCKS
+
+
+@feature("odd-answer", Kind.RESULT, "tools/call")
+def plain_answer(record) -> bool:
+    """A tools/call result that none of TL006, TL009, TL014 and TL015 (which require the feature
+    "odd-answer") can report, by each one's first tests: its content blocks are all of types the
+    revision defines, none image, audio or resource (TL014, TL015); the called tool is not missing
+    from a current tool list (TL006: :func:`listed`); its arguments are known to draw no error
+    against the listed inputSchema (TL009: the verdict TL008 kept, :func:`argument_errors`)."""
+    kinds = content_kinds(record)
+    if kinds is None or not plain_blocks(record.revision).issuperset(kinds):
+        return False
+    session, request = record.session, record.request
+    return listed(session, tool_name(request)) is not False \
+        and not argument_errors(session, request, record.revision, known_only=True)[1]
+
+
 @rule
 class ContentBlockTypeForVersion(Rule):
     """Checks that a tool result's ``content`` is an array of block types the revision defines."""
@@ -835,6 +897,7 @@ class ContentBlockTypeForVersion(Rule):
     kinds = _RESULTS
     methods = _CALL
     answers = _ANSWERED
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result
     hint = "Send content as an array of text, image, audio, resource_link or resource blocks the revision knows."
 
     def check(self, record, session):
@@ -943,6 +1006,7 @@ class BinaryContentEncoding(Rule):
     kinds = _RESULTS
     methods = frozenset({"tools/call", "resources/read"})
     answers = _ANSWERED
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result
     hint = "Encode binary data as standard base64 (RFC 4648, with padding) and name its MIME type."
 
     def check(self, record, session):
