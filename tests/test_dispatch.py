@@ -69,6 +69,16 @@ def test_samples_find_the_same_with_and_without_pruning(path):
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.sampled_from(["2.0", "1.0", "", "x"]),
                     st.just({}), st.just([]), st.just({"_meta": {"progressToken": 1}}))
+_META = st.one_of(_VALUES, st.sampled_from([{"progressToken": 1}, {"progressToken": "a"}, {"progressToken": 1.5}]))
+_LEVELS = st.one_of(_VALUES, st.sampled_from(["info", "error", "warn"]))
+_DATA = st.one_of(_VALUES, st.sampled_from(["connected", "password=hunter22", "mail bob@corp.org"]))
+_BLOCKS = st.one_of(_VALUES, st.lists(st.sampled_from(
+    [{"type": "text", "text": "ok"}, {"type": "text", "text": "Error: boom"}, {"type": "text", "text": 1},
+     {"type": "image", "data": "AAA", "mimeType": "image/png"}, {"type": "resource_link"}, {"type": "bogus"}, 3]),
+    max_size=2))
+_TOOLS = st.sampled_from([[{"name": "t", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}],
+                          [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"}}],
+                          [{"name": "u", "inputSchema": {"type": "object"}}]])
 _METHODS = st.sampled_from(["initialize", "notifications/initialized", "tools/list", "tools/call", "ping",
                             "notifications/progress", "notifications/message", "logging/setLevel",
                             "notifications/cancelled", "rpc.discover", "sampling/createMessage",
@@ -86,13 +96,14 @@ def messages(draw):
         msg["method"] = draw(_METHODS)
         if draw(st.booleans()):
             msg["params"] = draw(st.one_of(_VALUES, st.fixed_dictionaries(
-                {}, optional={"_meta": _VALUES, "progressToken": _VALUES, "level": _VALUES,
+                {}, optional={"_meta": _META, "progressToken": _VALUES, "level": _LEVELS, "data": _DATA,
                               "protocolVersion": st.sampled_from(["2025-06-18", "2024-11-05"]),
-                              "capabilities": _VALUES, "name": _VALUES, "cursor": _VALUES})))
+                              "capabilities": _VALUES, "name": st.one_of(_VALUES, st.sampled_from(["t", "u"])),
+                              "arguments": st.sampled_from([{}, {"a": 1}, {"a": "x"}, []]), "cursor": _VALUES})))
     else:
         if draw(st.booleans()):
             msg["result"] = draw(st.one_of(_VALUES, st.fixed_dictionaries(
-                {}, optional={"_meta": _VALUES, "content": _VALUES, "isError": _VALUES,
+                {}, optional={"_meta": _VALUES, "content": _BLOCKS, "isError": _VALUES, "tools": _TOOLS,
                               "protocolVersion": st.just("2025-06-18"), "capabilities": _VALUES})))
         if draw(st.booleans()):
             msg["error"] = draw(st.one_of(_VALUES, st.just({"code": -32601, "message": "x"})))
@@ -119,21 +130,25 @@ def test_every_feature_a_rule_requires_exists():
 
 CLEAN = b"""\
 {"dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
-{"dir":"s2c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}}}
 {"dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
 {"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
 {"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}}
-{"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}}
-{"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":"p"}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}}}
 {"dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"ping"}}
 {"dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{}}}
 """
 
 
-@pytest.mark.parametrize("code", ["JR006", "CAP001", "CAP004", "LC012"])
+@pytest.mark.parametrize("code", ["JR006", "CAP001", "CAP004", "LC012", "PR001", "PR002", "PA001", "PA004",
+                                  "TL006", "TL009", "TL010", "TL014", "TL015", "HX013",
+                                  "LG002", "LG004", "LG005", "LG006"])
 def test_rules_waiting_for_a_session_fact_are_not_called_on_a_clean_session(code):
-    """Id reuse, a closed capability gate and an unsupported version are facts the plan sees:
-    the rules waiting for them cost nothing where they do not hold."""
+    """Id reuse, a closed capability gate, an unsupported version, a reused or ill-typed progress
+    token, a cursor, an odd tool result or log message, a listed outputSchema and an acknowledged log
+    level are facts the plan sees: the rules waiting for them cost nothing where they do not hold."""
     engine = Engine()
     calls = []
     (rule,) = [r for r in engine.rules if r.code == code]

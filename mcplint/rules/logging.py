@@ -27,10 +27,12 @@ from mcplint.rules._base import (
     RESPONSES,
     Rule,
     Tracker,
+    feature,
     fmt_id,
     params_of,
     result_of,
     rule,
+    set_plan_facts,
     tracker,
     where,
 )
@@ -90,6 +92,21 @@ def is_log(record: Record) -> bool:
     return record.method == MESSAGE and record.direction is Direction.S2C
 
 
+@feature("odd-log", Kind.NOTIFICATION, MESSAGE)
+def plain_log(record: Record) -> bool:
+    """A ``notifications/message`` that none of LG002, LG005 and LG006 (which require the feature
+    "odd-log") can report, by each one's first tests: params an object with a ``level`` that is a
+    level name (LG002) and a ``data`` member (LG005), on a line without any literal that LG006's
+    patterns need (:func:`might_hold_log_secret`)."""
+    params = record.params
+    return type(params) is dict and "data" in params and is_level(params.get("level")) \
+        and not (is_log(record) and might_hold_log_secret(record.data, record.signs))
+
+
+_LEVEL_SET = "logging:level-set"
+_LEVEL_SET_FACTS = frozenset({_LEVEL_SET})
+
+
 # -- tracker: the level set with logging/setLevel ------------------------------------------
 @dataclass(slots=True)
 class LoggingFacts:
@@ -118,6 +135,8 @@ class LoggingTracker(Tracker):
         level = facts.pending.pop(id_key(record.request.id), None)
         if record.kind is Kind.RESULT and level is not None:
             facts.level, facts.level_request = level, record.request
+            if _LEVEL_SET not in session.plan_facts:  # LG004 waits for the first acknowledged level
+                set_plan_facts(session, _LEVEL_SET, _LEVEL_SET_FACTS)
 
     @classmethod
     def threshold(cls, session) -> tuple[str | None, Record | None]:
@@ -184,6 +203,7 @@ class LogLevelInvalid(Rule):
     code, name = "LG002", "log-level-invalid"
     severity, level, spec = Severity.ERROR, "SCHEMA", _LEVELS
     kinds = REQUESTS | NOTIFICATIONS
+    requires = frozenset({"odd-log"})  # not called on a plain_log() message
     hint = ('Use one of "debug", "info", "notice", "warning", "error", "critical", "alert", '
             '"emergency" (lower case).')
 
@@ -263,6 +283,10 @@ class LogBelowThreshold(Rule):
     methods = frozenset({MESSAGE})
     hint = "Drop log messages below the level the client set with logging/setLevel."
 
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        return _LEVEL_SET in facts  # LoggingTracker: no threshold before a level was acknowledged
+
     def check(self, record, session):
         facts = session.state.get(LoggingTracker)  # (read, not made: most sessions never set a level)
         if facts is None or facts.level is None or not is_log(record):
@@ -285,6 +309,7 @@ class LogDataMissing(Rule):
     severity, level, spec = Severity.ERROR, "SCHEMA", "server/utilities/logging §Log Message Notifications"
     kinds = NOTIFICATIONS
     methods = frozenset({MESSAGE})
+    requires = frozenset({"odd-log"})  # not called on a plain_log() message
     hint = 'Put the log payload in params.data (any JSON value, e.g. "data": "connected").'
 
     def check(self, record, session):
@@ -371,6 +396,7 @@ class LogContainsSecrets(Rule):
     severity, level, spec = Severity.ERROR, "MUST NOT", _SECURITY
     kinds = NOTIFICATIONS
     methods = frozenset({MESSAGE})
+    requires = frozenset({"odd-log"})  # not called on a plain_log() message
     hint = "Remove or mask credentials and personal data before logging (e.g. log only the last 4 characters)."
 
     def check(self, record, session):
