@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from mcplint.commands.common import OutputFile, fail
 from mcplint.config.settings import Settings
-from mcplint.config.settings import apply as apply_settings
 from mcplint.model import Finding, Severity
 from mcplint.report import COLORED, REPORTERS
 from mcplint.report.summary import RunSummary
@@ -46,13 +45,11 @@ def report_outputs(reports: tuple[str, ...]) -> list[tuple[str, OutputFile]]:
     return [(fmt, OutputFile(path, what="report file")) for fmt, path in map(report_spec, reports)]
 
 
-def publish(findings: list[Finding], summary: RunSummary, settings: Settings, outputs, color: str, quiet: bool,
-            reported: list[Finding] | None = None, after=None) -> list[Finding]:
-    """Render what ``settings`` let through to every output (colour only on the first), commit
-    them, and return the findings ``--fail-on`` counts. ``reported`` (already filtered, e.g. by a
-    baseline) replaces the settings' view of ``findings``; ``after(fmt, stream)`` may add to an output."""
-    if reported is None:
-        reported = apply_settings(findings, settings, min_severity=Severity.INFO)
+def publish(reported: list[Finding], summary: RunSummary, settings: Settings, outputs, color: str, quiet: bool,
+            after=None) -> None:
+    """Render the ``reported`` findings (the settings applied, a baseline too) that reach
+    ``--min-severity`` to every output (colour only on the first) and commit them; the hidden
+    ones are counted for the summary. ``after(fmt, stream)`` may add to an output."""
     visible = at_least(reported, settings.min_severity)
     summary.fail_on = settings.fail_on
     for f in reported:
@@ -63,4 +60,3 @@ def publish(findings: list[Finding], summary: RunSummary, settings: Settings, ou
         if after is not None:
             after(fmt, out.stream)
         out.commit()
-    return reported

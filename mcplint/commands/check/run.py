@@ -67,7 +67,7 @@ def run_check(ctx: click.Context, inputs: Inputs, output_format, output_file, co
             return
         if baseline_file:
             reported = apply_baseline(baseline_file, reported, quiet)
-        publish(findings, summary, settings, outputs, color, quiet, reported)
+        publish(reported, summary, settings, outputs, color, quiet)
     finally:
         for _, out in outputs:
             out.discard()

@@ -12,6 +12,8 @@ from mcplint.api import LintOptions, exceeds, lint_paths
 from mcplint.commands.check.output import count_of, publish, report_outputs
 from mcplint.commands.common import EXIT_ERROR, EXIT_FINDINGS, OutputFile, fail, say, warn
 from mcplint.commands.options import Inputs
+from mcplint.config.settings import apply as apply_settings
+from mcplint.model import Severity
 from mcplint.untrusted import shown
 
 
@@ -61,8 +63,9 @@ def run_probe_command(ctx: click.Context, output_format, capture_file, color, se
         findings, summary = lint_paths([path], settings.rules, LintOptions(
             rule_options=settings.rule_options, max_line_bytes=settings.max_line_bytes))
         findings, hidden_own = provoked(findings, run)
-        reported = publish(findings, summary, settings, outputs, color, quiet,
-                           after=lambda fmt, stream: github_notes(run.events, stream) if fmt == "github" else None)
+        reported = apply_settings(findings, settings, min_severity=Severity.INFO)
+        publish(reported, summary, settings, outputs, color, quiet,  # hangs and crashes annotate a github run too
+                after=lambda fmt, stream: github_notes(run.events, stream) if fmt == "github" else None)
     finally:
         for _, out in outputs:
             out.discard()
