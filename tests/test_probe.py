@@ -236,14 +236,28 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _url_once_listening(proc: subprocess.Popen, port: int) -> str:
+    """The server's MCP URL once ``proc`` accepts connections on ``port`` (within 30 s)."""
+    import socket
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return f"http://127.0.0.1:{port}/mcp"
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.1)
+    pytest.fail("the HTTP test server did not start")
+
+
 @pytest.fixture
 def http_server():
     """Start an SDK server over HTTP on loopback; yields a function (answers, state) -> URL."""
     pytest.importorskip("uvicorn", reason="the 'http' extra")
     pytest.importorskip("mcp", reason="the official MCP Python SDK")
-    import socket
-    import time
-
     started = []
 
     def start(answers: str, state: str) -> str:
@@ -251,16 +265,7 @@ def http_server():
         proc = subprocess.Popen([sys.executable, str(SERVERS / "serve_http.py"), str(SERVERS / "probe_highlevel.py"),
                                  str(port), answers, state], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         started.append(proc)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                return f"http://127.0.0.1:{port}/mcp"
-            except OSError:
-                if proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-        pytest.fail("the HTTP test server did not start")
+        return _url_once_listening(proc, port)
 
     yield start
     for proc in started:
@@ -347,6 +352,30 @@ def test_typescript_everything_server(tmp_path, everything_server):
     assert codes(findings) == {("PA003", "main"), ("TL006", "main"), ("RS004", "main")}, stderr
     no_client_findings(findings)
     assert status == 0, stderr
+
+
+def test_typescript_everything_server_over_http(tmp_path, everything_server):
+    pytest.importorskip("httpx2", reason="the 'http' extra")
+    import os
+
+    port = _free_port()
+    server = subprocess.Popen([*everything_server, "streamableHttp"], env={**os.environ, "PORT": str(port)},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = _url_once_listening(server, port)
+        done = subprocess.run([sys.executable, "-m", "mcplint", "probe", "--isolated", "--output-format", "json",
+                               "--timeout", "10", "-o", str(tmp_path / "ts.mcplog"), "--url", url],
+                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    finally:
+        server.terminate()
+        server.wait(10)
+    findings = json.loads(done.stdout)
+    # as over stdio, and its transport's refusal of server/discover in a session it never initialized:
+    # HTTP 400 with a JSON-RPC error whose id is null although the request's id (1) was readable
+    assert codes(findings) == {("PA003", "main"), ("TL006", "main"), ("RS004", "main"), ("JR017", "discover")}, \
+        done.stderr
+    no_client_findings(findings)
+    assert done.returncode == 1, done.stderr  # JR017 is an error
 
 
 def test_url_without_the_http_extra_is_one_line_exit_2(monkeypatch):
