@@ -274,14 +274,13 @@ class Parser:
             rows = _rows(batch)
             for data, cut, signs in rows:
                 number += 1
-                if cut is not False:
-                    pass
-                elif made is not None:  # the reader knows the line's shape
-                    record = made(path, number, data)
-                    if record is not None:
-                        yield record
-                        continue
-                elif data[-1:] != b"\r":  # plain JSON Lines: the line is the message
+                if made is not None:  # the reader knows the line's shape
+                    if cut is False:
+                        record = made(path, number, data)
+                        if record is not None:
+                            yield record
+                            continue
+                elif cut is False and data[-1:] != b"\r":  # plain JSON Lines: the line is the message
                     try:
                         value = loads(data)
                     except bad_json:
