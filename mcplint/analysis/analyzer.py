@@ -896,7 +896,10 @@ class Analyzer:
             meta = params["_meta"]
             if isinstance(meta, dict) and "progressToken" in meta:
                 entry.token = token = id_key(meta["progressToken"])
-                session.tokens[direction][token] = entry
+                table = session.tokens[direction]
+                _put(table, token, entry)
+                if len(table) > table.limit:
+                    table.evict()
         table = session.requests[direction]
         _put(table, key, entry)
         if len(table) > table.limit:
