@@ -36,7 +36,7 @@ def test_a_new_session_has_made_no_table():
 def test_a_table_is_made_on_first_use_with_the_session_limits():
     session = Session("t", "1", 1, limits=Limits(answered=3, pending=2))
     table = session.pending[C2S]
-    assert type(table) is Bounded and table.limit == 2 and session.pending[C2S] is table
+    assert isinstance(table, Bounded) and table.limit == 2 and session.pending[C2S] is table
     assert session.requests[S2C].limit == 3 and session.undirected.limit == 2
     assert list(session.pending) == [C2S]
     with pytest.raises(KeyError):

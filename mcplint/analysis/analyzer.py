@@ -169,21 +169,47 @@ class Bounded(OrderedDict):
 _put = OrderedDict.__setitem__
 
 
+class SessionTable(Bounded):
+    """A :class:`Bounded` table of a session, of one sender's side (``sender``; None: of either):
+    what it forgets, the session hears of (:meth:`Session.forgot`). Made without a Python
+    ``__init__`` (a short session makes several): whoever makes one sets its slots."""
+
+    __slots__ = ("limit", "session", "name", "sender")
+    __init__ = OrderedDict.__init__
+
+    def evict(self) -> None:
+        key, value = self.popitem(last=False)
+        self.evicted += 1
+        self.session.forgot(self.name, self.sender, key, value)
+
+
+def _session_table(session: Session, name: str, sender: Direction | None, limit: int) -> SessionTable:
+    table = SessionTable()
+    table.limit, table.session, table.name, table.sender = limit, session, name, sender
+    return table
+
+
 class Sides(dict):
-    """A session's table per sender (``Direction`` -> :class:`Bounded`), each made the first
+    """A session's table per sender (``Direction`` -> :class:`SessionTable`), each made the first
     time it is asked for: a short session that never hears from one side, or never uses a
-    table, does not pay for it. Read without making one with ``.get(direction, EMPTY)``."""
+    table, does not pay for it. Read without making one with ``.get(direction, EMPTY)``. Made
+    without a Python ``__init__``, as :func:`_sides` makes it."""
 
     __slots__ = ("session", "table", "limit")
+    __init__ = dict.__init__
 
-    def __init__(self, session: Session, table: str, limit: int):
-        self.session, self.table, self.limit = session, table, limit
-
-    def __missing__(self, sender: Direction) -> Bounded:
+    def __missing__(self, sender: Direction) -> SessionTable:
         if sender is not _C2S and sender is not _S2C:
             raise KeyError(sender)
-        table = self[sender] = Bounded(self.limit, self.session.evicts(self.table, sender))
+        table = self[sender] = SessionTable()
+        table.limit, table.session, table.name, table.sender = self.limit, self.session, self.table, sender
         return table
+
+
+def _sides(session: Session, table: str, limit: int) -> Sides:
+    sides = Sides()
+    sides.session, sides.table, sides.limit = session, table, limit
+    return sides
 
 
 class _Recent(dict):
@@ -287,17 +313,17 @@ class Session:
 
     def __post_init__(self) -> None:
         limits = self.limits
-        self.requests = Sides(self, "answered", limits.answered)
-        self.pending = Sides(self, "pending", limits.pending)
-        self.tokens = Sides(self, "tokens", limits.pending)
-        self.finished_tokens = Sides(self, "finished", min(limits.answered, MAX_FINISHED_TOKENS))
+        self.requests = _sides(self, "answered", limits.answered)
+        self.pending = _sides(self, "pending", limits.pending)
+        self.tokens = _sides(self, "tokens", limits.pending)
+        self.finished_tokens = _sides(self, "finished", min(limits.answered, MAX_FINISHED_TOKENS))
         self.recent = _Recent()
 
     @property
     def undirected(self) -> Bounded:
         """Requests of unknown sender."""
         if self._undirected is None:
-            self._undirected = Bounded(self.limits.pending, self.evicts("undirected", None))
+            self._undirected = _session_table(self, "undirected", None, self.limits.pending)
         return self._undirected
 
     @property
@@ -329,22 +355,15 @@ class Session:
         if name not in self.limits_hit and self.last_record is not None:
             self.limits_hit[name] = self.last_record
 
-    def evicts(self, table: str, sender: Direction | None):
-        """The ``on_evict`` of the session's ``table`` of ``sender``'s side (None: forget quietly)."""
+    def forgot(self, table: str, sender: Direction | None, key: Any, value: Any) -> None:
+        """``table`` (of ``sender``'s side) forgot ``key``: noted for IO012 (finished tokens are
+        forgotten quietly). An open request that fell out of ``pending`` is kept compact among the
+        requests, so that a late response is still known (answer ``forgotten``)."""
         if table == "finished":
-            return None
-        if table == "pending":
-            return self._forget_open(sender)
-        return lambda key, value: self.limit_reached(table, sender)
-
-    def _forget_open(self, sender: Direction):
-        """An open request fell out of ``pending``: keep it compact among the requests, so that a
-        late response is still known (answer ``forgotten``)."""
-        def forget(key, entry):
-            self.limit_reached("pending", sender)
-            if type(entry) is RequestEntry and self.requests[sender].get(key) is entry:
-                self.requests[sender][key] = Answered(entry, sender)
-        return forget
+            return
+        self.limit_reached(table, sender)
+        if table == "pending" and type(value) is RequestEntry and self.requests[sender].get(key) is value:
+            self.requests[sender][key] = Answered(value, sender)
 
     # -- questions rules ask ------------------------------------------------------------
     @property
