@@ -149,10 +149,39 @@ def test_rules_waiting_for_a_session_fact_are_not_called_on_a_clean_session(code
     """Id reuse, a closed capability gate, an unsupported version, a reused or ill-typed progress
     token, a cursor, an odd tool result or log message, a listed outputSchema and an acknowledged log
     level are facts the plan sees: the rules waiting for them cost nothing where they do not hold."""
+    assert calls_of(code, CLEAN) == []
+
+
+def calls_of(code: str, data: bytes) -> list[int]:
+    """Lines of ``data`` the rule ``code`` was called on (it reports none of them)."""
     engine = Engine()
     calls = []
     (rule,) = [r for r in engine.rules if r.code == code]
     check = rule.check
     rule.check = lambda record, session: calls.append(record.line) or check(record, session)
-    assert [f.code for f in engine.lint_stream(io.BytesIO(CLEAN), "clean.jsonl") if f.code == code] == []
-    assert calls == []
+    assert [f.code for f in engine.lint_stream(io.BytesIO(data), "clean.jsonl") if f.code == code] == []
+    return calls
+
+
+UNLISTED = b"""\
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}}}
+"""
+LISTING = b"""\
+{"dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}}
+"""
+
+
+@pytest.mark.parametrize("code", ["TL006", "TL008", "TL009", "TL010", "HX007"])
+def test_rules_of_listed_tools_are_not_called_in_a_session_that_lists_none(code):
+    """A session that calls a tool it never listed (a capture that missed tools/list): the rules
+    that judge a call by the listed tool wait for a listing (``errors.after_listing``), and are
+    called once one came (TL010: once a listed tool has an outputSchema)."""
+    assert calls_of(code, UNLISTED) == []
+    lines = UNLISTED.splitlines(keepends=True)
+    listed = b"".join(lines[:3]) + LISTING + b"".join(lines[3:])
+    assert calls_of(code, listed) != [] or code == "TL010"

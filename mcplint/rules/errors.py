@@ -34,6 +34,16 @@ def tool_name(request: Record | None) -> str | None:
     return name if isinstance(name, str) else None
 
 
+#: plan fact (``tools.ToolFacts``): a tools/list result came in the session, so a tool may be listed
+LISTED = "tools:listed"
+
+
+def after_listing(cls, facts: frozenset[str], kind, method) -> bool:
+    """``Rule.awaits`` of the rules that judge a call by the listed tools (``session.tools``,
+    :func:`listed`): the analyzer lists no tool before a tools/list result."""
+    return LISTED in facts
+
+
 def listed(session, name: str | None) -> bool | None:
     """True/False when ``name`` is/is not in a complete, current tool list; None when unknown."""
     if name is None or not session.tools.current:
@@ -64,6 +74,7 @@ class UnknownToolMustBeProtocolError(Rule):
     methods = _TOOLS_CALL
     answers = _FIRST_ANSWER
     requires = frozenset({"odd-answer"})  # not called on a result tools.plain_answer() finds clean
+    awaits = classmethod(after_listing)
     hint = 'Answer a call of an unknown tool with a JSON-RPC error (-32602 "Unknown tool").'
 
     def check(self, record, session):

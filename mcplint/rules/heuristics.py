@@ -33,12 +33,12 @@ from mcplint.rules._base import (
     Rule,
     RuleOptions,
     duration,
-    feature,
     fmt_id,
     params_of,
     result_of,
     rule,
 )
+from mcplint.rules._base import feature as record_feature
 from mcplint.rules._secrets import (
     AUTH_PROBES,
     MAX_SCAN,
@@ -47,6 +47,7 @@ from mcplint.rules._secrets import (
     has_token_probe,
     might_hold_secret,
 )
+from mcplint.rules.errors import after_listing
 from mcplint.rules.subscriptions import Subscriptions, asks_for
 from mcplint.rules.tools import content_kinds
 from mcplint.rules.unanswered import call_key, label, maybe_answered
@@ -292,6 +293,7 @@ class CallUnlistedTool(Rule):
     party = "client"
     kinds = REQUESTS
     methods = frozenset({"tools/call"})
+    awaits = classmethod(after_listing)  # catalog.current needs a listing
     hint = "Call only tools from the latest tools/list result; list again after list_changed."
 
     def check(self, record, session):
@@ -780,7 +782,7 @@ def structured_failure(value: Any) -> bool:
         or value.get("success") is False or value.get("ok") is False or value.get("status") in _FAILED_VALUES
 
 
-@feature("failure-text", Kind.RESULT, "tools/call")
+@record_feature("failure-text", Kind.RESULT, "tools/call")
 def no_failure_text(record) -> bool:
     """A tools/call result that HX013 (which requires the feature "failure-text") leaves at its
     first tests: its content is not one text block, or that text does not :func:`looks_failed`."""

@@ -29,7 +29,7 @@ from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, set_plan_facts, tracker
 from mcplint.rules._memo import per_record
-from mcplint.rules.errors import listed, tool_name
+from mcplint.rules.errors import LISTED, after_listing, listed, tool_name
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
 _TOOLS = "server/tools §Data Types"
@@ -92,13 +92,6 @@ def structured(record) -> bool:
     """Whether a result carries ``structuredContent`` (what TL011-TL013 judge; most have none)."""
     result = result_of(record)
     return isinstance(result, dict) and "structuredContent" in result
-
-
-@feature("structured", Kind.RESULT, "tools/call")
-def unstructured(record) -> bool:
-    """A tools/call result without ``structuredContent``: TL011-TL013, which require the feature
-    "structured", leave at once on one (their first test is :func:`structured`)."""
-    return not structured(record)
 
 
 # -- JSON Schema (jsonschema, imported on first use) ---------------------------------------------
@@ -239,8 +232,10 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
 
 
 #: id(tools/call request) -> (request, inputSchema, dialect, errors): the verdict TL008 found, which
-#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object
-_ARGUMENTS = Bounded(256)
+#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object; emptied
+#: when full (answers follow their calls closely: a verdict forgotten is only made again)
+_ARGUMENTS: dict[int, tuple] = {}
+_ARGUMENTS_KEPT = 256
 
 
 def argument_errors(session, request, revision, known_only: bool = False) -> tuple[str | None, Any]:
@@ -263,6 +258,8 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     if known_only:
         return name, ...
     errors = instance_errors(schema, arguments, revision, session)
+    if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
+        _ARGUMENTS.clear()
     _ARGUMENTS[id(request)] = (request, schema, dialect, errors)
     return name, errors
 
@@ -550,6 +547,7 @@ class ArgumentsViolateInputSchema(Rule):
     party = "client"
     kinds = frozenset({Kind.REQUEST})
     methods = _CALL
+    awaits = classmethod(after_listing)
     hint = "Send arguments that validate against the tool's inputSchema from tools/list."
 
     def check(self, record, session):
@@ -576,6 +574,7 @@ class InvalidArgumentsAccepted(Rule):
     methods = _CALL
     answers = frozenset({"ok"})
     requires = frozenset({"odd-answer"})  # not called on a plain_answer() result
+    awaits = classmethod(after_listing)
     hint = ("Validate tool inputs; reject invalid arguments (2025-11-25 on: an isError result, "
             "before: a -32602 JSON-RPC error).")
 
@@ -624,24 +623,29 @@ def output_schema(session, record) -> tuple[str | None, Any]:
 
 
 _OUTPUT_SCHEMAS = "tools:output-schema"
-_OUTPUT_FACTS = frozenset({_OUTPUT_SCHEMAS})
+_LISTED_FACTS, _OUTPUT_FACTS = frozenset({LISTED}), frozenset({LISTED, _OUTPUT_SCHEMAS})
 
 
 @tracker
-class OutputSchemas(Tracker):
-    """Makes "a listed tool declares an outputSchema" a plan fact of the session (once any
-    tools/list result lists one: the analyzer's catalog takes tools from those only), so that TL010,
-    which needs the called tool's outputSchema, is not called in sessions without one."""
+class ToolFacts(Tracker):
+    """Makes the session's tool listings plan facts (each once for all): LISTED when a tools/list
+    result holds an object (the analyzer lists tools from those only), so that TL006, TL008, TL009
+    and HX007 (:func:`after_listing`) are not called in a session that lists none; "a listed tool
+    declares an outputSchema", so that TL010, which needs the called tool's, is not called in a
+    session without one."""
 
     kinds = _RESULTS
     methods = _LIST
 
     def commit(self, record, session):
         result = result_of(record)
-        tools = result.get("tools") if isinstance(result, dict) else None
-        if isinstance(tools, list) and _OUTPUT_SCHEMAS not in session.plan_facts \
-                and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools):
-            set_plan_facts(session, _OUTPUT_SCHEMAS, _OUTPUT_FACTS)
+        if not isinstance(result, dict) or _OUTPUT_SCHEMAS in session.plan_facts:
+            return
+        tools = result.get("tools")
+        if isinstance(tools, list) and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools):
+            set_plan_facts(session, "tools:", _OUTPUT_FACTS)
+        elif LISTED not in session.plan_facts:
+            set_plan_facts(session, "tools:", _LISTED_FACTS)
 
 
 @rule
@@ -681,7 +685,7 @@ class StructuredContentInvalid(Rule):
     code, name = "TL011", "structured-content-invalid"
     order_sensitive = True
     severity, level, spec = Severity.ERROR, "MUST", _OUTPUT
-    requires = frozenset({"structured"})  # not called on a result without structuredContent
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result (no structuredContent)
     party = "server"
     kinds = _RESULTS
     methods = _CALL
@@ -717,7 +721,7 @@ class StructuredContentType(Rule):
 
     code, name = "TL012", "structured-content-type"
     severity, level, spec = Severity.ERROR, "SCHEMA", _STRUCTURED
-    requires = frozenset({"structured"})  # not called on a result without structuredContent
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result (no structuredContent)
     party = "server"
     kinds = _RESULTS
     methods = _CALL
@@ -798,7 +802,7 @@ class StructuredContentNoTextMirror(Rule):
 
     code, name = "TL013", "structured-content-no-text-mirror"
     severity, level, spec = Severity.WARNING, "SHOULD", _STRUCTURED
-    requires = frozenset({"structured"})  # not called on a result without structuredContent
+    requires = frozenset({"odd-answer"})  # not called on a plain_answer() result (no structuredContent)
     party = "server"
     kinds = _RESULTS
     methods = _CALL
@@ -874,13 +878,14 @@ def plain_blocks(revision: str | None) -> frozenset[str]:
 
 @feature("odd-answer", Kind.RESULT, "tools/call")
 def plain_answer(record) -> bool:
-    """A tools/call result that none of TL006, TL009, TL014 and TL015 (which require the feature
-    "odd-answer") can report, by each one's first tests: its content blocks are all of types the
-    revision defines, none image, audio or resource (TL014, TL015); the called tool is not missing
-    from a current tool list (TL006: :func:`listed`); its arguments are known to draw no error
-    against the listed inputSchema (TL009: the verdict TL008 kept, :func:`argument_errors`)."""
+    """A tools/call result that none of TL006, TL009-TL015 but TL010 (which require the feature
+    "odd-answer") can report, by each one's first tests: no ``structuredContent`` (TL011-TL013:
+    :func:`structured`); content blocks all of types the revision defines, none image, audio or
+    resource (TL014, TL015); the called tool not missing from a current tool list (TL006:
+    :func:`listed`); arguments known to draw no error against the listed inputSchema (TL009: the
+    verdict TL008 kept, :func:`argument_errors`)."""
     kinds = content_kinds(record)
-    if kinds is None or not plain_blocks(record.revision).issuperset(kinds):
+    if kinds is None or not plain_blocks(record.revision).issuperset(kinds) or structured(record):
         return False
     session, request = record.session, record.request
     return listed(session, tool_name(request)) is not False \
