@@ -20,7 +20,7 @@ import orjson
 
 from mcplint import protocol
 from mcplint.input.formats._common import ended_by
-from mcplint.model import MESSAGE_KINDS, Direction, Kind, Record, id_key
+from mcplint.model import Direction, Kind, Record, id_key
 
 #: Requests kept per sender for id-reuse, duplicate-response and cancellation checks; the oldest
 #: are forgotten beyond this (Zeek-style cap). All but the latest are kept compact (:class:`Answered`).
@@ -174,7 +174,7 @@ class SessionTable(Bounded):
     what it forgets, the session hears of (:meth:`Session.forgot`). Made without a Python
     ``__init__`` (a short session makes several): whoever makes one sets its slots."""
 
-    __slots__ = ("limit", "session", "name", "sender")
+    __slots__ = ("limit", "name", "sender", "session")
     __init__ = OrderedDict.__init__
 
     def evict(self) -> None:
@@ -201,8 +201,7 @@ class Sides(dict):
     def __missing__(self, sender: Direction) -> SessionTable:
         if sender is not _C2S and sender is not _S2C:
             raise KeyError(sender)
-        table = self[sender] = SessionTable()
-        table.limit, table.session, table.name, table.sender = self.limit, self.session, self.table, sender
+        table = self[sender] = _session_table(self.session, self.table, sender, self.limit)
         return table
 
 
