@@ -664,7 +664,7 @@ class StructuredContentMissing(Rule):
 
     @classmethod
     def awaits(cls, facts, kind, method):
-        return _OUTPUT_SCHEMAS in facts  # output_schema() finds none in a session that listed none
+        return _OUTPUT_SCHEMAS in facts  # output_schema() finds none where no listed tool declares one
 
     def check(self, record, session):
         result = result_of(record)  # call_result() last: most called tools declare no outputSchema
