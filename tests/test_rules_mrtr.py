@@ -164,6 +164,16 @@ def test_retry_params_changed_ignores_meta():
     assert lint(*events) == []
 
 
+def test_parallel_calls_with_one_request_state_are_retried_in_order():
+    # two identical calls get the same requestState: the first retry is the first call's, so the
+    # second round's retry that takes id 1 again reuses an id of its own call (MR005)
+    events = [C(call(1)), S(irr(1, state="same")), C(call(5)), S(irr(5, state="same")),
+              C(call(2, requestState="same")), S(irr(2, state="round-2")),
+              C(call(1, requestState="round-2")), S(result(1, DONE)),
+              C(call(6, requestState="same")), S(result(6, DONE))]
+    assert codes(lint(*events)) == [(7, "MR005")]
+
+
 def test_mr_rules_quiet_in_legacy_sessions():
     text = ('# init 2025-11-25 C={} S={"tools":{}}\n'
             'C→S {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"x"}}\n'

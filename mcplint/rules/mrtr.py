@@ -102,8 +102,9 @@ def original_params(params: dict) -> dict:
 
 def _best(issues: list[Issue], record: Record, params: dict) -> Issue:
     """The issue ``record`` most likely retries: same target, exactly its input keys answered (none
-    for an issue without inputRequests), same params; the newest wins a tie (parallel calls of one
-    tool, or a server handing out one requestState value to several calls, stay apart)."""
+    for an issue without inputRequests), same params; the oldest wins a tie, as a client retries
+    the calls in the order their InputRequiredResults came (parallel calls of one tool, or a server
+    handing out one requestState value to several calls, stay apart: each issue is used once)."""
     responses = params.get("inputResponses")
     keys = set(responses) if isinstance(responses, dict) else set()
     target, core = target_of(record), original_params(params)
@@ -115,7 +116,7 @@ def _best(issues: list[Issue], record: Record, params: dict) -> Issue:
 
     best = issues[0]
     for issue in issues[1:]:
-        if score(issue) >= score(best):
+        if score(issue) > score(best):
             best = issue
     return best
 
