@@ -132,19 +132,25 @@ def _facts(record):
             record.span, record.continues, record.error, [_facts(child) for child in record.children])
 
 
+def assert_fast_path_equals_frame_path(lines: list[bytes], fmt: str, limit: int, facts) -> None:
+    """The records Parser.records makes from the reader's batches (LineFrames) are the records of
+    the same lines' frames one by one: ``facts`` of each, one record per line."""
+    data = b"\n".join(lines) + b"\n"
+    _, fast = open_frames(io.BytesIO(data), fmt, max_line_bytes=limit)
+    _, slow = open_frames(io.BytesIO(data), fmt, max_line_bytes=limit)
+    assert type(fast).__name__ == "LineFrames"
+    got = [facts(r) for r in Parser("<t>").records(fast)]
+    assert got == [facts(r) for r in Parser("<t>").records(list(slow))]
+    assert len(got) == max(1, len(lines))
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_JSONL_LINES, max_size=40), st.sampled_from([64, 200, 1 << 20]))
 def test_json_lines_fast_path_gives_the_records_of_the_frame_path(lines, limit):
     """Parser.records decodes plain JSON Lines straight from the reader's batches (LineFrames);
     it gives exactly the records it gives for the same frames one by one, across cut lines, CR
     endings, batches and messages spread over several lines (after which it reads on by frames)."""
-    data = b"\n".join(lines) + b"\n"
-    _, fast = open_frames(io.BytesIO(data), "jsonl", max_line_bytes=limit)
-    _, slow = open_frames(io.BytesIO(data), "jsonl", max_line_bytes=limit)
-    assert type(fast).__name__ == "LineFrames"
-    got = [_facts(r) for r in Parser("<t>").records(fast)]
-    assert got == [_facts(r) for r in Parser("<t>").records(list(slow))]
-    assert len(got) == max(1, len(lines))  # one record per line
+    assert_fast_path_equals_frame_path(lines, "jsonl", limit, _facts)
 
 
 # -- the canonical capture fast path ----------------------------------------------------------
@@ -187,10 +193,4 @@ def test_capture_fast_path_gives_the_records_of_the_frame_path(lines, limit):
     """Parser.records makes the records of canonical capture lines in the common envelope straight
     from the reader's batches; they are exactly the records of the same lines' frames, for odd
     envelopes, meta and stderr records, cut lines and messages spread over several records too."""
-    data = b"\n".join(lines) + b"\n"
-    _, fast = open_frames(io.BytesIO(data), "capture", max_line_bytes=limit)
-    _, slow = open_frames(io.BytesIO(data), "capture", max_line_bytes=limit)
-    assert type(fast).__name__ == "LineFrames"
-    got = [_capture_facts(r) for r in Parser("<t>").records(fast)]
-    assert got == [_capture_facts(r) for r in Parser("<t>").records(list(slow))]
-    assert len(got) == max(1, len(lines))  # one record per line
+    assert_fast_path_equals_frame_path(lines, "capture", limit, _capture_facts)
