@@ -384,12 +384,10 @@ def open_frames(stream: IO[bytes], input_format: str = "auto", strict: bool = Fa
 
 
 #: Modules that register further input formats (host logs, HAR, ...), imported once here.
-FORMAT_MODULES: tuple[str, ...] = ("mcplint.input.formats.har", "mcplint.input.formats.claude_desktop", "mcplint.input.formats.vscode",
-                                   "mcplint.input.formats.inspector", "mcplint.input.formats.mcpspy",
-                                   "mcplint.input.formats.mcpsnoop", "mcplint.input.formats.go_sdk", "mcplint.input.formats.claude_code",
-                                   "mcplint.input.formats.cursor", "mcplint.input.formats.python_sdk",
-                                   "mcplint.input.formats.mcp_proxy",
-                                   "mcplint.input.formats.mitmproxy")
+FORMAT_MODULES: tuple[str, ...] = tuple(f"mcplint.input.formats.{name}" for name in (
+    "har", "claude_desktop", "vscode", "inspector", "mcpspy", "mcpsnoop", "go_sdk", "claude_code", "cursor",
+    "python_sdk", "mcp_proxy", "mitmproxy",
+))
 
 for _module in FORMAT_MODULES:
     import importlib

@@ -171,7 +171,9 @@ class HttpLink:
     def _exchange_note(self, exchange: Exchange) -> None:
         """The exchange's ``http`` note with its HAR entry (read back as the HTTP rules' facts)."""
         exchange.ended = time.time()
-        said = f"{exchange.method} {self.url} -> HTTP {exchange.status}" + (f" ({exchange.error})" if exchange.error else "")
+        said = f"{exchange.method} {self.url} -> HTTP {exchange.status}"
+        if exchange.error:
+            said += f" ({exchange.error})"
         self.recorder.meta("http", said, session=self.session, http=exchange.summary(), har=har_entry(exchange))
 
     def request(self, method: str, params: dict | None, timeout: float, *, request_id: Any = None,
