@@ -209,8 +209,22 @@ class Engine:
         """
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
+        observe, commit, plan, run = analyzer.observe, analyzer.commit, self._plan, self._run
         for record in records:
-            found = self._record(record, analyzer)
+            # (Engine._record inline: the loop runs once per record of the input)
+            record.seq = self._seq
+            self._seq += 1
+            self.taken += 1
+            session = observe(record)
+            revision, modern = record.revision, session.modern
+            checks, trackers = plan(record, session)
+            found = run(checks, record, session) if checks else ()
+            if record.children:  # each element judged and committed before the batch
+                for child in record.children:
+                    found = [*found, *self._element(child, analyzer, session)]
+            commit(record)
+            if trackers or record.revision is not revision or session.modern is not modern:
+                self._commit(record, session, trackers, revision, modern)
             if found:
                 yield from found
             if analyzer.closed:
@@ -265,21 +279,6 @@ class Engine:
         if known is None:
             return bool(rule.versions & (protocol.MODERN if modern else protocol.LEGACY))
         return known in rule.versions
-
-    def _record(self, record: Record, analyzer: Analyzer) -> list[Finding] | tuple[()]:
-        """Judge ``record`` (and a batch's elements) by the rules of its plan, then commit it."""
-        record.seq = self._seq
-        self._seq += 1
-        self.taken += 1
-        session = analyzer.observe(record)
-        revision, modern = record.revision, session.modern
-        checks, trackers = self._plan(record, session)
-        found = self._run(checks, record, session) if checks else ()
-        for child in record.children:  # each element judged and committed before the batch
-            found = [*found, *self._element(child, analyzer, session)]
-        analyzer.commit(record)
-        self._commit(record, session, trackers, revision, modern)
-        return found
 
     def _element(self, child: Record, analyzer: Analyzer, session: Session) -> list[Finding] | tuple[()]:
         child.seq = self._seq
