@@ -2,6 +2,10 @@
 
 Every engine created while :func:`timed_rules` runs gets its rules' ``check`` wrapped with a
 timer and a call counter (the wrapper adds about 0.2 µs per call, so the times are upper bounds).
+The rule families' other per-record code is timed too, under its own names: each family
+feature's clean test (``feature:odd-answer``: the engine runs it while planning a record), each
+tracker's ``commit`` (``tracker:TaskTracker``) and each rule's ``finish`` (``TL001 finish``, once
+per session). Only ``check`` calls count as rule calls per record.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcplint.analysis import engine as engine_module
+from mcplint.rules._base import FAMILY_FEATURES
 
 
 @dataclass
@@ -29,9 +34,14 @@ class RuleTimes:
         self.calls.clear()
         self.per_record.clear()
 
+    def checks_spent(self) -> float:
+        """Seconds in rule ``check`` calls alone."""
+        return sum(seconds for code, seconds in self.spent.items() if code.isalnum())
+
     @property
     def total_calls(self) -> int:
-        return sum(self.calls.values())
+        """Rule ``check`` calls (not clean tests, tracker commits or finishes)."""
+        return sum(count for code, count in self.calls.items() if code.isalnum())
 
     def calls_spread(self) -> tuple[float, int, int, int]:
         """(share of records no rule was called for, fewest calls of a record that had any,
@@ -45,9 +55,9 @@ class RuleTimes:
     def table(self, top: int) -> list[str]:
         """Lines of the most expensive rules: µs per record (of all records), calls, µs per call."""
         records = max(self.records, 1)
-        lines = [f"{'rule':8} {'µs/record':>10} {'calls':>8} {'µs/call':>8}"]
+        lines = [f"{'rule':24} {'µs/record':>10} {'calls':>8} {'µs/call':>8}"]
         for code, seconds in sorted(self.spent.items(), key=lambda item: -item[1])[:top]:
-            lines.append(f"{code:8} {seconds / records * 1e6:10.2f} {self.calls[code]:8} "
+            lines.append(f"{code:24} {seconds / records * 1e6:10.2f} {self.calls[code]:8} "
                          f"{seconds / self.calls[code] * 1e6:8.2f}")
         return lines
 
@@ -62,18 +72,40 @@ def timed_rules(run: Callable[[], int]) -> RuleTimes:
         original(self, *args, **kwargs)
         for rule in self.rules:
             rule.check = wrap(rule.check, rule.code)
+            if rule in self._finishers:
+                rule.finish = wrap_once(rule.finish, f"{rule.code} finish")
+        for tracker in self.trackers:
+            tracker.commit = wrap(tracker.commit, f"tracker:{type(tracker).__name__}", counted=False)
+        names = {clean: name for name, (_, _, clean) in FAMILY_FEATURES.items()}
+        for tests in self._clean_tests.values():
+            tests[:] = [(bit, wrap_once(clean, f"feature:{names[clean]}")) for bit, clean in tests]
 
-    def wrap(check, code):
+    def wrap(check, code, counted=True):
         spent, calls, per_record = times.spent, times.calls, times.per_record
 
         def timed(record, session):
             start = time.perf_counter()
             out = check(record, session)
-            if not isinstance(out, (list, tuple)):
+            if out is not None and not isinstance(out, (list, tuple)):
                 out = list(out)  # generators do their work here
             spent[code] += time.perf_counter() - start
             calls[code] += 1
-            per_record[record.seq] += 1
+            if counted:
+                per_record[record.seq] += 1
+            return out
+        return timed
+
+    def wrap_once(function, code):
+        """``function`` of one argument (a feature's clean test, a rule's finish) timed and counted."""
+        spent, calls = times.spent, times.calls
+
+        def timed(argument):
+            start = time.perf_counter()
+            out = function(argument)
+            if out is not None and not isinstance(out, (bool, list, tuple)):
+                out = list(out)
+            spent[code] += time.perf_counter() - start
+            calls[code] += 1
             return out
         return timed
 
