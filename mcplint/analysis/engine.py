@@ -34,13 +34,35 @@ def record_features(record: Record, session: Session) -> int:
     "token" (2048) holds for every record but a request whose params carry no
     ``_meta.progressToken``, or a string or integer one that is not among its sender's live tokens
     (what PR001 and PR002 judge of a request: ``rules/progress.py``). "cursor" (4096): a request's
-    params hold a ``cursor`` (PA001, PA004)."""
+    params hold a ``cursor`` (PA001, PA004). "task" (128), in 2025-11-25 and where no revision is
+    known, holds where a record can show or affect a task: a task method; a request with
+    ``params.task``; a result with a ``task`` member (a CreateTaskResult); a response to a task
+    method or to a request with ``params.task``; progress for a request answered with a task
+    (``RequestEntry.task``) or with ``_meta`` (which may name a related task). Why this covers every
+    task rule: ``rules/tasks.py``."""
     kind = record.kind
     msg = record.msg
     direction = record.direction
-    if kind is _RESULT:
+    if kind is _NOTIFICATION:
+        holder = record.params
+        bits = 2048 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
+                        and ("params" not in msg or type(msg["params"]) is dict)) else 2112
+        has_meta = type(holder) is dict and "_meta" in holder
+        if has_meta:
+            bits |= _meta_bit(holder["_meta"])
+        method = record.method
+        if method == "notifications/progress":
+            ref = record.target
+            entry = (ref.live or ref.finished) if ref is not None else None
+            task = (entry is not None and entry.task) or has_meta
+        else:
+            task = method in TASK_METHODS
+    elif kind is _RESULT:
         holder = msg.get("result") if type(msg) is dict else None
         bits = 2048 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 2112
+        if type(holder) is dict and "_meta" in holder:
+            bits |= _meta_bit(holder["_meta"])
+        task = _answers_task(record, kind, holder)
     elif kind is _REQUEST:
         holder = record.params
         bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
@@ -63,21 +85,25 @@ def record_features(record: Record, session: Session) -> int:
         if type(holder) is dict:
             if "cursor" in holder:
                 bits |= 4096
-            meta = holder.get("_meta")
-            if type(meta) is dict and "progressToken" in meta:
-                token = meta["progressToken"]
-                if type(token) is not int and type(token) is not str:
-                    bits |= 2048  # PR001
-                elif direction is not None and session.tokens.get(direction, EMPTY).get(
-                        ("int", token) if type(token) is int else ("str", token)) is not None:
-                    bits |= 2048  # PR002 (model.id_key inline)
-    elif kind is _NOTIFICATION:
-        holder = record.params
-        bits = 2048 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
-                        and ("params" not in msg or type(msg["params"]) is dict)) else 2112
+            if "_meta" in holder:
+                meta = holder["_meta"]
+                bits |= _meta_bit(meta)
+                if type(meta) is dict and "progressToken" in meta:
+                    token = meta["progressToken"]
+                    if type(token) is not int and type(token) is not str:
+                        bits |= 2048  # PR001
+                    elif direction is not None and session.tokens.get(direction, EMPTY).get(
+                            ("int", token) if type(token) is int else ("str", token)) is not None:
+                        bits |= 2048  # PR002 (model.id_key inline)
+            task = record.method in TASK_METHODS or "task" in holder
+        else:
+            task = record.method in TASK_METHODS
     else:
         holder = record.params
         bits = 2112 if kind is _ERROR else 2048
+        if type(holder) is dict and "_meta" in holder:
+            bits |= _meta_bit(holder["_meta"])
+        task = kind is _ERROR and _answers_task(record, kind, holder)
     if record.flags:
         bits |= 1
     if direction is None:
@@ -86,44 +112,33 @@ def record_features(record: Record, session: Session) -> int:
         bits |= 4
     if record.http is not None:
         bits |= 8
-    if type(holder) is dict and "_meta" in holder:
-        meta = holder["_meta"]  # a lone progress token (the usual _meta) is nothing MT rules judge
-        if not (type(meta) is dict and len(meta) == 1 and "progressToken" in meta):
-            bits |= 16
     if not session.messages:
         bits |= 32
     if record.signs != 0:
         bits |= 256
-    revision = record.revision
-    if (revision == protocol.V2025_11_25 or revision is None) and task_record(record, kind, holder):
-        bits |= 128  # the task rules apply to 2025-11-25 and to records of no known revision
+    if task:
+        revision = record.revision
+        if revision == protocol.V2025_11_25 or revision is None:
+            bits |= 128  # the task rules apply to 2025-11-25 and to records of no known revision
     return bits
 
 
-def task_record(record: Record, kind: Kind, holder) -> bool:
-    """Whether ``record`` can show or affect a task (the "task" feature; ``holder`` is its params,
-    or its result when it is a result): a task method; a request with ``params.task``; a result
-    with a ``task`` member (a CreateTaskResult); a response to a task method or to a request with
-    ``params.task``; progress for a request answered with a task (``RequestEntry.task``) or with
-    ``_meta`` (which may name a related task). Why this covers every task rule: ``rules/tasks.py``."""
-    if kind is _NOTIFICATION:
-        method = record.method
-        if method == "notifications/progress":
-            ref = record.target
-            entry = (ref.live or ref.finished) if ref is not None else None
-            return (entry is not None and entry.task) or (type(holder) is dict and "_meta" in holder)
-        return method in TASK_METHODS
-    if kind is _RESULT or kind is _ERROR:
-        request = record.request
-        if request is None:
-            return False
-        if kind is _RESULT and type(holder) is dict and "task" in holder:
-            return True
-        params = request.params
-        return request.method in TASK_METHODS or (type(params) is dict and "task" in params)
-    if kind is _REQUEST:
-        return record.method in TASK_METHODS or (type(holder) is dict and "task" in holder)
-    return False
+def _meta_bit(meta) -> int:
+    """"meta" (16) for a ``_meta`` member, unless it is a lone progress token (the usual
+    ``_meta``, which no MT rule judges)."""
+    return 0 if type(meta) is dict and len(meta) == 1 and "progressToken" in meta else 16
+
+
+def _answers_task(record: Record, kind: Kind, holder) -> bool:
+    """Whether a response can show or affect a task (``holder``: its result, when it is a result):
+    see "task" at :func:`record_features`."""
+    request = record.request
+    if request is None:
+        return False
+    if kind is _RESULT and type(holder) is dict and "task" in holder:
+        return True
+    params = request.params
+    return request.method in TASK_METHODS or (type(params) is dict and "task" in params)
 
 
 class Engine:
@@ -246,14 +261,17 @@ class Engine:
         """The bound ``check`` methods of the rules interested in this record's kind, method,
         phase, features and session plan facts that apply to its revision, and the trackers that commit it (as the
         session stands before it: see :meth:`_commit`), cached per combination."""
-        kind, method, version, modern = record.kind, record.effective_method, record.revision, session.modern
-        phase, features, answer = session.phase, record_features(record, session) | self._family_bits, record.answer
-        tests = self._clean_tests.get((kind, method))
-        if tests is not None:
-            for bit, clean in tests:
-                if clean(record):
-                    features &= ~bit
-        facts = session.plan_facts
+        kind, method, version, modern = record.kind, record.method, record.revision, session.modern
+        if method is None and record.request is not None:
+            method = record.request.method  # (Record.effective_method inline)
+        features = record_features(record, session) | self._family_bits
+        if self._clean_tests:
+            tests = self._clean_tests.get((kind, method))
+            if tests is not None:
+                for bit, clean in tests:
+                    if clean(record):
+                        features &= ~bit
+        phase, answer, facts = session.phase, record.answer, session.plan_facts
         key = (kind, method, version, modern, phase, features, answer, facts)
         plan = self._dispatch.get(key)
         if plan is None:
