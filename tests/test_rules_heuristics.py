@@ -285,8 +285,8 @@ def test_a_long_storm_is_reported_once_and_its_chain_stays_bounded(monkeypatch):
 
     def watched(self, record, session):
         found = check(self, record, session)
-        chains = session.state.get((RetryStorm, "chains"), {})  # none while requests come alone
-        longest.append(max((len(chain) for chain in chains.values()), default=0))
+        storms = session.state.get(RetryStorm)  # none while requests come alone
+        longest.append(max((len(chain) for chain in storms.chains.values()), default=0) if storms else 0)
         return found
     monkeypatch.setattr(RetryStorm, "check", watched)
     text = INIT + "".join(line("C→S", tools_list(i)) for i in range(1, 201))
@@ -535,7 +535,7 @@ def test_failures_flagged_as_errors_or_from_structured_results_are_not_noted():
 
 
 
-def test_only_a_single_text_block_is_judged():
+def test_only_a_single_text_block_is_judged_by_the_shared_walk():
     # the gate reads the shared walk of the content blocks (tools.content_kinds)
     failure = {"type": "text", "text": "Error: connection refused"}
     assert codes(answered(None, blocks=[failure]), "HX013") == [(3, "HX013")]

@@ -29,3 +29,22 @@ def per_record(fact: Callable[[Record], T]) -> Callable[[Record], T]:
         return value
 
     return memo
+
+
+def per_recent_records(fact: Callable[[Record], T]) -> Callable[[Record], T]:
+    """:func:`per_record` for a fact asked of two records in turn (a request and an earlier one
+    it is compared with, by several rules): the answers for the two latest records are kept."""
+    last: list[tuple[Any, Any, Any, Any]] = [(None, None, None, None)]
+
+    @functools.wraps(fact)
+    def memo(record: Record) -> T:
+        newest, value, older, older_value = last[0]
+        if newest is record:
+            return value
+        if older is record:
+            return older_value
+        answer = fact(record)
+        last[0] = (record, answer, newest, value)
+        return answer
+
+    return memo

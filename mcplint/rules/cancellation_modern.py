@@ -54,5 +54,4 @@ class StdioCancelRequired(_Reissue):
     hint = ("On stdio, send notifications/cancelled for every request you stop waiting for "
             "(before sending it again).")
 
-    def ignores(self, record):
-        return record.transport == "http"  # over Streamable HTTP closing the stream is the cancellation
+    ignored_transport = "http"  # over Streamable HTTP closing the stream is the cancellation

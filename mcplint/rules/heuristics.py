@@ -65,25 +65,12 @@ def table(session: Session, rule_: Rule, name: str) -> Bounded:
     return found
 
 
-_SIDES = (Direction.C2S, Direction.S2C)
-
-
 def alone(record: Record, session: Session) -> bool:
     """Whether no earlier request of the record's sender can still be open: its pending table is
     empty and no table of the session ever forgot an entry (a request forgotten while open stays
     open in compact form, outside the pending table). Requests are committed after the rules ran,
     so the record itself is not counted."""
     return not session.pending.get(record.direction) and not session.limits_hit
-
-
-def deferred(session: Session, rule_: Rule, record: Record | None, side: Direction = Direction.C2S) -> Record | None:
-    """Swap the rule's deferred request of ``side`` in ``session`` (one that came :func:`alone`
-    and was not keyed yet) for ``record``; returns the one it held."""
-    key = (type(rule_), "deferred", side)
-    held = session.state.get(key)
-    if record is not None or held is not None:
-        session.state[key] = record
-    return held
 
 
 def seconds(earlier: Record | None, later: Record | None) -> float | None:
@@ -93,11 +80,31 @@ def seconds(earlier: Record | None, later: Record | None) -> float | None:
     return later.t - earlier.t
 
 
-class _Latest(Bounded):
-    """:class:`_Reissue`'s table: call key -> the latest request with it; ``seen``: the arrival
-    number of the last request the rule judged."""
+_C2S = Direction.C2S
+#: entries a rule's per-session table keeps (the oldest inserted are forgotten first, as in a Bounded)
+_KEPT = 10_000
 
-    seen = -1
+
+def keep(table: dict, key, value) -> None:
+    """``table[key] = value`` in a plain dict bounded to :data:`_KEPT` entries (the oldest
+    inserted forgotten first, as :class:`Bounded` does, without a Python ``__setitem__``)."""
+    table[key] = value
+    if len(table) > _KEPT:
+        del table[next(iter(table))]
+
+
+class _Reissued:
+    """What :class:`_Reissue` keeps of a session: call key -> the latest request with it; ``seen``:
+    the arrival number of the last request the rule judged; the retries decided at the end
+    (the later request's arrival number -> :class:`Retry`) and when to prune them."""
+
+    __slots__ = ("latest", "prune_at", "retries", "seen")
+
+    def __init__(self):
+        self.latest: dict = {}
+        self.seen = -1
+        self.retries: dict = {}
+        self.prune_at = 64
 
 
 @dataclass(slots=True)
@@ -126,19 +133,18 @@ class _Reissue(Rule):
     min_wait: ClassVar[float] = 10.0
     #: long-lived by design, or judged by other rules (re-initialize: LC010; ping: PI003)
     exempt: ClassVar[frozenset[str]] = LONG_LIVED | {"initialize", "ping"}
+    #: requests of this transport are neither judged nor remembered (None: none)
+    ignored_transport: ClassVar[str | None] = None
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
         return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
-    def ignores(self, record: Record) -> bool:
-        """Whether the rule leaves ``record`` alone (neither judged nor remembered)."""
-        return False
-
     def check(self, record, session):
-        if record.direction is not Direction.C2S or not record.has_id or alone(record, session) \
-                or self.ignores(record):
-            return ()
+        if record.direction is not _C2S or not record.has_id \
+                or (not session.pending.get(_C2S) and not session.limits_hit) \
+                or (self.ignored_transport is not None and record.transport == self.ignored_transport):
+            return ()  # (the third test is alone(), for a check called without the "overlap" feature)
         # A finding needs the latest earlier copy of the call still open (a whole pending entry).
         # A request that comes alone() is not judged (nor seen: the "overlap" feature), and keyed
         # at the next request that does not come alone if still open: no request it could shadow
@@ -146,43 +152,47 @@ class _Reissue(Rule):
         # "latest" table is the eager one wherever it matters (a sequential session never
         # serializes its params). It is the client's oldest open request (all others came
         # after it), and came after the last request seen here.
-        latest = session.state.get(type(self))
-        if latest is None:
-            latest = session.state[type(self)] = _Latest(10_000)
-        seen, latest.seen = latest.seen, record.seq
-        for oldest in session.pending.get(Direction.C2S, EMPTY).values():
-            if type(oldest) is RequestEntry and oldest.record.seq > seen \
-                    and oldest.record.method not in self.exempt and not self.ignores(oldest.record):
-                latest[call_key(oldest.record)] = oldest.record  # every later request took this path
+        state = session.state.get(type(self))
+        if state is None:
+            state = session.state[type(self)] = _Reissued()
+        latest = state.latest
+        seen, state.seen = state.seen, record.seq
+        for oldest in session.pending.get(_C2S, EMPTY).values():
+            if type(oldest) is RequestEntry and oldest.record.seq > seen:
+                first = oldest.record
+                if first.method not in self.exempt and (self.ignored_transport is None
+                                                        or first.transport != self.ignored_transport):
+                    keep(latest, call_key(first), first)  # every later request took this path
             break
         key = call_key(record)
         earlier: Record | None = latest.get(key)
-        latest[key] = record
+        keep(latest, key, record)
         if earlier is None or earlier.parent is not None:
             return ()  # batch elements left unanswered are JR018/JR019's story
-        entry = session.find_request(Direction.C2S, earlier.id)
-        if entry is None or not entry.pending or entry.cancel is not None or entry.record is not earlier:
+        entry = session.find_request(_C2S, earlier.id)
+        # (a compact entry, Answered, stands in for its request with another object: not earlier)
+        if type(entry) is not RequestEntry or entry.record is not earlier or entry.response is not None \
+                or entry.cancel is not None:
             return ()
         gap = seconds(earlier, record)
         retry = Retry(entry, record, gap)
         if gap is not None and gap >= self.min_wait:
             return [self.describe(retry, "it was still unanswered")]
         # decided at the end: was the earlier request ever answered?
-        state = session.state_for(self)
-        retries = table(session, self, "retries")
-        if len(retries) >= state.get("prune_at", 64):  # forget those whose earlier request was settled
-            for seq in [seq for seq, r in retries.items() if not r.earlier.pending or r.earlier.cancel]:
+        retries = state.retries
+        if len(retries) >= state.prune_at:  # forget those whose earlier request was settled
+            for seq in [seq for seq, r in retries.items() if r.earlier.response is not None or r.earlier.cancel]:
                 del retries[seq]
-            state["prune_at"] = max(64, 2 * len(retries))
-        retries[record.seq] = retry
+            state.prune_at = max(64, 2 * len(retries))
+        keep(retries, record.seq, retry)
         return ()
 
     def finish(self, session):
-        retries = session.state.get((type(self), "retries"))
-        if not retries:
+        state = session.state.get(type(self))
+        if state is None or not state.retries:
             return ()
         return [maybe_answered(self.describe(retry, "it was never answered"), retry.earlier)
-                for retry in retries.values() if retry.earlier.pending and retry.earlier.cancel is None]
+                for retry in state.retries.values() if retry.earlier.pending and retry.earlier.cancel is None]
 
     def describe(self, retry: Retry, outcome: str):
         earlier = retry.earlier.record
@@ -297,11 +307,12 @@ class CallUnlistedTool(Rule):
     hint = "Call only tools from the latest tools/list result; list again after list_changed."
 
     def check(self, record, session):
-        name = params_of(record).get("name")
+        params = record.params
+        name = params.get("name") if type(params) is dict else None
         catalog = session.tools
-        if record.direction is not Direction.C2S or not isinstance(name, str) or not catalog.current \
-                or name in catalog.names:
-            return ()
+        if type(name) is not str or name in catalog.names or record.direction is not _C2S \
+                or not catalog.current:
+            return ()  # (a listed name first: the usual call)
         known = ", ".join(sorted(catalog.names)[:5]) or "none"
         return [self.report(record, f"Tool {name!r} is not in the server's latest tools/list "
                                     f"(listed: {known}{', …' if len(catalog.names) > 5 else ''})")]
@@ -457,42 +468,54 @@ class RetryStorm(Rule):
         return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
     def check(self, record, session):
-        if record.direction is None or not record.has_id:
+        direction = record.direction
+        if direction is None or not record.has_id:
             return ()
+        state = session.state.get(type(self))
+        if state is None:
+            state = session.state[type(self)] = _Storms()
         # Untimed, a copy counts while it is open: a request that comes alone() in a session of
         # untimed requests starts its chain afresh, so it is only remembered (per sender) and its
         # chain made at the next request that does not come alone. A remembered request dropped
         # for a later one of its sender that came alone was answered by then: its chain would have
-        # been emptied at the next copy. (The "timed" mark: earlier copies may count although
-        # answered, with an error, so those sessions take the whole path.)
-        if record.t is None and self.count > 1 and (self, "timed") not in session.state \
-                and alone(record, session):
-            deferred(session, self, record, record.direction)
+        # been emptied at the next copy. (Once timed: earlier copies may count although answered,
+        # with an error, so those sessions take the whole path.)
+        t = record.t
+        if t is None and not state.timed and self.count > 1 and not session.pending.get(direction) \
+                and not session.limits_hit:
+            state.held[direction] = record
             return ()
-        chains = table(session, self, "chains")
-        if record.t is not None:
-            session.state[self, "timed"] = True
-        first, second = (deferred(session, self, None, side) for side in _SIDES)
-        if first is not None and second is not None and second.seq < first.seq:
-            first, second = second, first
-        for held in (first, second):  # in arrival order, as they would have been keyed
-            if held is not None:
-                chains[held.direction, call_key(held)] = [held]
-        key = (record.direction, call_key(record))
+        if t is not None:
+            state.timed = True
+        chains = state.chains
+        held = state.held
+        if held:  # in arrival order, as they would have been keyed
+            for early in sorted(held.values(), key=_seq):
+                keep(chains, (early.direction, call_key(early)), [early])
+            held.clear()
+        key = (direction, call_key(record))
         chain: list[Record] | None = chains.get(key)
         if chain is None:
-            chain = chains[key] = []
-        timed = record.t is not None and all(r.t is not None for r in chain)
+            chain = []
+            keep(chains, key, chain)
         if chain:  # the earlier copies that still count: failed (and, with times, recent)
-            chain[:] = [r for r in chain if (not timed or record.t - r.t <= self.window)
-                        and self._failed(r, session, strict=not timed)]
+            if t is not None and all(r.t is not None for r in chain):
+                window, failed = self.window, self._failed
+                chain[:] = [r for r in chain if t - r.t <= window and failed(r, session, False)]
+                within = True
+            else:
+                find = session.find_request
+                chain[:] = [r for r in chain if _open(find(r.direction, r.id), r)]
+                within = False
+        else:
+            within = t is not None
         chain.append(record)
         if len(chain) > max(self.keep, self.count):
             del chain[0]
         if len(chain) != self.count:
             return ()
-        within = (f" within {duration(record.t - chain[0].t)}, the earlier ones failed or unanswered"
-                  if timed else " while the earlier ones were all still unanswered")
+        within = (f" within {duration(t - chain[0].t)}, the earlier ones failed or unanswered"
+                  if within else " while the earlier ones were all still unanswered")
         return [self.report(record, f"{label(record)} is the {self.count}th identical {record.method} "
                                     f"in a row{within}", related=[(chain[0], "first attempt")])]
 
@@ -506,6 +529,31 @@ class RetryStorm(Rule):
             return False
         attempt = entry.record  # (a compact entry stands in for its request with the same seq)
         return attempt is request or attempt.seq == request.seq
+
+
+class _Storms:
+    """What :class:`RetryStorm` keeps of a session: (sender, call key) -> the copies that still
+    count; the requests that came alone, not keyed yet (sender -> the latest); whether a request
+    with a timestamp came."""
+
+    __slots__ = ("chains", "held", "timed")
+
+    def __init__(self):
+        self.chains: dict = {}
+        self.held: dict = {}
+        self.timed = False
+
+
+def _seq(record: Record) -> int:
+    return record.seq
+
+
+def _open(entry, request: Record) -> bool:
+    """``RetryStorm._failed(request, strict=True)`` of the entry found for its id: still open."""
+    if type(entry) is RequestEntry:
+        return entry.response is None and (entry.record is request or entry.record.seq == request.seq)
+    # a compact entry (open when a table forgot it) stands in for its request with the same seq
+    return entry is not None and entry.pending and entry.record.seq == request.seq
 
 
 # -- HX010 capture-truncated ----------------------------------------------------------------------

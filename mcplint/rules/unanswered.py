@@ -18,7 +18,7 @@ from mcplint.model import Direction, Finding, Record, Related, Severity, id_key
 from mcplint.protocol import LONG_LIVED
 from mcplint.rules._base import RESPONSES, Rule, RuleOptions, fmt_id, rule, where
 from mcplint.rules._http import facts_of
-from mcplint.rules._memo import per_record
+from mcplint.rules._memo import per_recent_records
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
 
@@ -111,7 +111,7 @@ def label(record: Record) -> str:
     return f"{record.method} #{fmt_id(record.id)}"
 
 
-@per_record  # several rules ask
+@per_recent_records  # HX004, CN009 and HX009 ask of a request and of an earlier one in turn
 def call_key(record: Record) -> tuple[str | None, int]:
     """What makes two requests "the same call": method and params without ``_meta``.
 
