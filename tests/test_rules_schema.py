@@ -498,3 +498,18 @@ def test_params_required_but_absent_are_still_reported():
     text = init("2025-11-25") + req(1, "tools/call") + req(2, "resources/read")
     assert messages(text) == ["tools/call: params is required but missing",
                               "resources/read: params is required but missing"]
+
+
+@pytest.mark.parametrize("value", ["", "a", "ab", "abcd", "\U0001f600\U0001f600", "\U0001f600" * 4, 2, None])
+def test_string_lengths_count_characters_as_the_validator_does(value):
+    from pydantic_core import SchemaValidator
+
+    from mcplint.rules._shapes import acceptor
+
+    schema = {"type": "str", "min_length": 2, "max_length": 3}
+    try:
+        SchemaValidator(schema).validate_python(value, strict=True)
+        valid = True
+    except Exception:  # noqa: BLE001 - any refusal
+        valid = False
+    assert acceptor(schema)(value) is valid

@@ -659,3 +659,30 @@ def test_a_session_listing_a_known_catalog_serializes_no_schema(monkeypatch):
     second = [(f.line, f.code) for f in run_transcript(session % ('"x"', 1)) if f.code in codes]
     assert second == []
     assert schema not in dumped and output not in dumped
+
+
+def test_arguments_a_simple_schema_accepts_are_not_validated(monkeypatch):
+    """TL008: arguments that the listed inputSchema's simple-schema acceptor vouches for draw no
+    jsonschema validation; others are validated and reported as before (TL009 on the answer)."""
+    from mcplint.rules import tools
+
+    validated = []
+    original = tools.instance_errors
+    monkeypatch.setattr(tools, "instance_errors",
+                        lambda schema, value, *a, **k: validated.append(value) or original(schema, value, *a, **k))
+    schema = {"type": "object", "required": ["q"], "properties": {"q": {"type": "string"}, "n": {"type": "integer"}}}
+    session = "\n".join([
+        "# init 2025-06-18 C={} S={\"tools\":{}}",
+        'C→S {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        'S→C {"jsonrpc":"2.0","id":1,"result":' + orjson.dumps({"tools": [{"name": "find", "inputSchema": schema}]}
+                                                               ).decode() + "}",
+        'C→S {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"find","arguments":{"q":"x","n":2}}}',
+        'S→C {"jsonrpc":"2.0","id":2,"result":{"content":[]}}',
+        'C→S {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find","arguments":{"q":"x","n":2.0}}}',
+        'S→C {"jsonrpc":"2.0","id":3,"result":{"content":[]}}',
+        'C→S {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"find","arguments":{"n":"2"}}}',
+        'S→C {"jsonrpc":"2.0","id":4,"result":{"content":[]}}',
+    ])
+    found = [(f.line, f.code) for f in run_transcript(session) if f.code in ("TL008", "TL009")]
+    assert found == [(8, "TL008"), (9, "TL009")]
+    assert validated == [{"q": "x", "n": 2.0}, {"n": "2"}]  # 2.0 is an integer to jsonschema

@@ -9,10 +9,11 @@ handful of dict lookups and type tests, several times cheaper than a pydantic-co
 The node types it knows (anything else: :class:`Unsupported`, no acceptor) and how each accepts,
 on JSON-decoded values (object keys are strings; ``bool`` is not an ``int``):
 
-- ``any``: anything; ``str``/``bool``/``none``: that exact type; ``int``: an ``int`` within its
-  bounds; ``float``: a ``float``, or an ``int`` below 2**64 (a strict float refuses integers of
-  2**1024 and up), within its bounds (bounded: finite values below 2**53 only, so comparisons
-  are exact); ``literal``: one of the expected values, of the same type;
+- ``any``: anything; ``bool``/``none``: that exact type; ``str``: a ``str`` within its length
+  bounds (characters); ``int``: an ``int`` within its bounds; ``float``: a ``float``, or an
+  ``int`` below 2**64 (a strict float refuses integers of 2**1024 and up), within its bounds
+  (bounded: finite values below 2**53 only, so comparisons are exact); ``literal``: one of the
+  expected values, of the same type;
 - ``model-fields``: a ``dict`` with every required field, each present field accepted, no key
   beyond the fields when extra members are forbidden (``default`` marks an optional field;
   when the object holds exactly the required members, no optional one is looked up);
@@ -56,7 +57,7 @@ MISSING = _Missing()
 # the keys a node may carry, per node type (anything else: Unsupported)
 _META = {"type", "ref", "metadata", "serialization"}
 _KEYS = {
-    "any": set(), "str": set(), "bool": set(), "none": set(), "int": {"ge", "le", "gt", "lt"},
+    "any": set(), "str": {"min_length", "max_length"}, "bool": set(), "none": set(), "int": {"ge", "le", "gt", "lt"},
     "float": {"ge", "le", "gt", "lt"}, "literal": {"expected"}, "nullable": {"schema"},
     "default": {"schema", "default"}, "list": {"items_schema", "min_length", "max_length"},
     "dict": {"keys_schema", "values_schema"}, "union": {"choices"},
@@ -131,8 +132,10 @@ class _Compiler:
             self.defs.setdefault(node["ref"], node)
         if kind == "any":
             return "True"
-        if kind in ("str", "bool"):
-            return f"type({x}) is {kind}"
+        if kind == "bool":
+            return f"type({x}) is bool"
+        if kind == "str":
+            return self._lengths(node, x, "str")
         if kind == "none":
             return f"{x} is None"
         if kind in ("int", "float"):
@@ -229,16 +232,18 @@ class _Compiler:
             required.append(f"(len({x}) == {count} or {' and '.join(optional)})")
         return "(" + " and ".join(required or ["True"]) + ")"
 
-    def _list(self, node: dict, x: str) -> str:
-        parts = [f"type({x}) is list"]
+    def _lengths(self, node: dict, x: str, kind: str, *more: str) -> str:
+        """A type test and the node's length bounds (characters of a string, items of a list)."""
+        parts = [f"type({x}) is {kind}"]
         if "min_length" in node:
             parts.append(f"len({x}) >= {int(node['min_length'])}")
         if "max_length" in node:
             parts.append(f"len({x}) <= {int(node['max_length'])}")
+        return parts[0] if len(parts) == 1 and not more else "(" + " and ".join(parts + list(more)) + ")"
+
+    def _list(self, node: dict, x: str) -> str:
         items = self.each(node["items_schema"], x)
-        if items is not None:
-            parts.append(items)
-        return "(" + " and ".join(parts) + ")"
+        return self._lengths(node, x, "list", *([items] if items is not None else []))
 
     def _dict(self, node: dict, x: str) -> str:
         if node["keys_schema"] != {"type": "str"}:
@@ -272,7 +277,7 @@ def _types(node: Any) -> set | None:
         return None
     kind = node["type"]
     if kind in ("str", "bool", "int"):
-        return None if kind == "int" and set(node) - _META else {{"str": str, "bool": bool, "int": int}[kind]}
+        return None if set(node) - _META else {{"str": str, "bool": bool, "int": int}[kind]}
     if kind == "none":
         return {type(None)}
     if kind in ("nullable", "default"):

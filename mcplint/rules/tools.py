@@ -29,6 +29,7 @@ from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
 from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, set_plan_facts, tracker
 from mcplint.rules._memo import per_record
+from mcplint.rules._simple_schema import acceptor as simple_acceptor
 from mcplint.rules.errors import LISTED, after_listing, listed, tool_name
 from mcplint.rules.schema import fmt_path, is_task_result, json_type
 
@@ -236,6 +237,7 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
 #: when full (answers follow their calls closely: a verdict forgotten is only made again)
 _ARGUMENTS: dict[int, tuple] = {}
 _ARGUMENTS_KEPT = 256
+_NO_ARGUMENTS: dict = {}
 
 
 def argument_errors(session, request, revision, known_only: bool = False) -> tuple[str | None, Any]:
@@ -245,6 +247,17 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     not an object: SV001). ``known_only``: errors is ``...`` unless they are known without
     validating (no verdict to make, or the one kept for this request, schema and dialect).
     """
+    params = request.params if request is not None else None
+    if type(params) is dict:  # the usual call: arguments the listed schema's acceptor vouches for
+        name = params.get("name")
+        tool = session.tools.tools.get(name) if type(name) is str else None
+        if type(tool) is dict:
+            schema = tool.get("inputSchema")
+            listed = ListedSchemas.peek(session)
+            seen = listed.get(id(schema)) if listed else None
+            if seen is not None and seen[0] is schema and seen[2] is not None \
+                    and seen[2](params.get("arguments", _NO_ARGUMENTS)):
+                return name, []
     name, tool = called_tool(session, request)
     schema = tool.get("inputSchema") if tool is not None else None
     params = params_of(request)
@@ -284,7 +297,9 @@ def listing_text(record) -> bytes | None:
     return text if len(text) <= CLEAN_TEXT else None
 
 
-_SCHEMA_TEXTS = Bounded(64)  # listing text (up to CLEAN_TEXT bytes) -> (inputSchema, outputSchema) texts of each tool, by position
+#: listing text (up to CLEAN_TEXT bytes) -> (inputSchema, outputSchema) texts and inputSchema acceptor of each
+#: tool, by position
+_SCHEMA_TEXTS = Bounded(64)
 
 
 def _text(schema: Any) -> bytes | None:
@@ -299,10 +314,12 @@ def _text(schema: Any) -> bytes | None:
 @tracker
 class ListedSchemas(Tracker):
     """The JSON texts of the schemas a session's tools/list listed (schema object id -> (schema,
-    text)), so that the first call of each tool in the session does not serialize its schema
-    (:func:`schema_key`). Sessions list the same catalog verbatim: the texts are those of an earlier
-    listing with the same text, by position (equal JSON texts of two arrays are equal texts of
-    their elements); a new listing's schemas are serialized once."""
+    text, the :mod:`~mcplint.rules._simple_schema` acceptor of an inputSchema or None)), so that
+    the first call of each tool in the session does not serialize its schema (:func:`schema_key`)
+    and a call whose arguments the acceptor vouches for is not validated (:func:`argument_errors`).
+    Sessions list the same catalog verbatim: the texts are those of an earlier listing with the
+    same text, by position (equal JSON texts of two arrays are equal texts of their elements); a
+    new listing's schemas are serialized and compiled once."""
 
     kinds = _RESULTS
     methods = _LIST
@@ -316,16 +333,17 @@ class ListedSchemas(Tracker):
         texts = _SCHEMA_TEXTS.get(text)
         if texts is None:
             texts = _SCHEMA_TEXTS[text] = tuple(
-                (_text(tool.get("inputSchema")), _text(tool.get("outputSchema"))) if isinstance(tool, dict)
-                else (None, None) for tool in tools)
+                (_text(tool.get("inputSchema")), _text(tool.get("outputSchema")),
+                 simple_acceptor(tool.get("inputSchema"))) if isinstance(tool, dict)
+                else (None, None, None) for tool in tools)
         known = self.of(session)
         if len(known) > 4096:  # a long session that listed many catalogs: keep the latest ones
             known.clear()
-        for tool, (input_text, output_text) in zip(tools, texts):
+        for tool, (input_text, output_text, accepts) in zip(tools, texts):
             if input_text is not None:
-                known[id(tool["inputSchema"])] = (tool["inputSchema"], input_text)
+                known[id(tool["inputSchema"])] = (tool["inputSchema"], input_text, accepts)
             if output_text is not None:
-                known[id(tool["outputSchema"])] = (tool["outputSchema"], output_text)
+                known[id(tool["outputSchema"])] = (tool["outputSchema"], output_text, None)
 
 
 def per_listing(check):

@@ -1,0 +1,128 @@
+"""The simple-schema acceptor (rules/_simple_schema.py): it never vouches for what jsonschema refuses."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import (
+    Draft6Validator,
+    Draft7Validator,
+    Draft201909Validator,
+    Draft202012Validator,
+)
+
+from mcplint.rules._simple_schema import acceptor
+
+NAMES = ("a", "b", "c")
+TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 1.5, -2.5]),
+                    st.sampled_from(["", "x", "yy", "zzz", "\U0001f600", "\U0001f600\U0001f600"]))
+instances = scalars | st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(NAMES + ("d",)), inner, max_size=4)), max_leaves=8)
+
+
+def _schemas(inner):
+    keyword = st.one_of(
+        st.tuples(st.just("type"), st.one_of(st.sampled_from(TYPES), st.lists(st.sampled_from(TYPES), min_size=1,
+                                                                                max_size=3, unique=True))),
+        st.tuples(st.just("enum"), st.lists(scalars, min_size=1, max_size=3)),
+        st.tuples(st.just("const"), scalars),
+        st.tuples(st.just("properties"), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+        st.tuples(st.just("required"), st.lists(st.sampled_from(NAMES), max_size=3)),
+        st.tuples(st.just("additionalProperties"), st.booleans()),
+        st.tuples(st.just("items"), inner),
+        st.tuples(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]),
+                  st.sampled_from([0, 1, -1.5, 2.5])),
+        st.tuples(st.sampled_from(["minLength", "maxLength", "minItems", "maxItems"]), st.integers(0, 3)),
+        st.tuples(st.sampled_from(["title", "description", "format", "default"]), st.sampled_from(["x", 1, "uri"])),
+    )
+    return st.lists(keyword, max_size=4).map(dict)
+
+
+schemas = st.recursive(st.just({}) | st.just(True), _schemas, max_leaves=6)
+VALIDATORS = (Draft6Validator, Draft7Validator, Draft201909Validator, Draft202012Validator)
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas, st.lists(instances, min_size=1, max_size=6))
+def test_what_it_accepts_every_dialect_accepts(schema, values):
+    accepts = acceptor(schema)
+    if accepts is None:
+        return
+    for value in values:
+        if accepts(value):
+            for cls in VALIDATORS:
+                assert list(cls(schema).iter_errors(value)) == [], (cls.__name__, schema, value)
+
+
+flat_schemas = st.lists(st.one_of(
+    st.tuples(st.just("type"), st.sampled_from(TYPES)),
+    st.tuples(st.sampled_from(["enum", "const"]), st.one_of(scalars, st.lists(scalars, min_size=1, max_size=3))),
+    st.tuples(st.sampled_from(["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]), st.sampled_from([0, 1, 1.5])),
+    st.tuples(st.sampled_from(["minLength", "maxLength", "minItems", "maxItems"]), st.integers(0, 2)),
+), max_size=3).map(dict)
+
+
+@settings(max_examples=400)
+@given(flat_schemas, st.lists(scalars | st.lists(scalars, max_size=3), min_size=1, max_size=8))
+def test_what_it_accepts_of_scalars_every_dialect_accepts(schema, values):
+    accepts = acceptor(schema)
+    for value in values if accepts is not None else ():
+        if accepts(value):
+            for cls in VALIDATORS:
+                assert cls(schema).is_valid(value), (cls.__name__, schema, value)
+
+
+TOOL = {"type": "object", "required": ["query"], "additionalProperties": False,
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {"query": {"type": "string", "title": "Query", "minLength": 1},
+                       "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+                       "order": {"enum": ["asc", "desc"]},
+                       "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+                       "where": {"type": ["object", "null"], "properties": {"near": {"type": "number"}}}}}
+
+
+@pytest.mark.parametrize("value,accepted", [
+    ({"query": "x"}, True),
+    ({"query": "x", "limit": 5, "order": "asc", "tags": ["a"], "where": {"near": 1.5}}, True),
+    ({"query": "x", "where": None}, True),
+    ({"query": "x", "where": {"near": 2}}, True),  # an integer is a number
+    ({}, False),  # required
+    ({"query": ""}, False),  # minLength
+    ({"query": 1}, False),
+    ({"query": "x", "limit": True}, False),  # a boolean is no integer
+    ({"query": "x", "limit": 51}, False),
+    ({"query": "x", "limit": 5.0}, False),  # jsonschema takes it: the validator decides
+    ({"query": "x", "order": "up"}, False),
+    ({"query": "x", "tags": ["a", "b", "c"]}, False),
+    ({"query": "x", "tags": [1]}, False),
+    ({"query": "x", "where": {"near": "here"}}, False),
+    ({"query": "x", "other": 1}, False),  # additionalProperties
+    (["query"], False),
+])
+def test_ordinary_arguments(value, accepted):
+    assert acceptor(TOOL)(value) is accepted
+    if accepted:
+        assert Draft7Validator(TOOL).is_valid(value)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {}}},
+    {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}},
+    {"allOf": [{"type": "object"}]},
+    {"type": "object", "additionalProperties": {"type": "string"}},
+    {"type": "object", "properties": {"a": False}},
+    {"type": "array", "items": [{"type": "string"}]},  # draft-07 tuple form
+    {"type": "widget"},
+    {"type": "object", "$schema": "http://json-schema.org/draft-04/schema#"},
+    {"type": "number", "exclusiveMinimum": True},  # draft-04 form
+    {"enum": [{"a": 1}]},
+    "not a schema",
+])
+def test_unsupported_schemas_get_no_acceptor(schema):
+    assert acceptor(schema) is None
+
+
+def test_anything_goes():
+    assert acceptor({})(object()) and acceptor({"title": "t"})([1])
