@@ -96,7 +96,7 @@ def keep(table: dict, key, value) -> None:
 class _Reissued:
     """What :class:`_Reissue` keeps of a session: call key -> the latest request with it; ``seen``:
     the arrival number of the last request the rule judged; the retries decided at the end
-    (the later request's arrival number -> :class:`Retry`) and when to prune them."""
+    (the later request's arrival number -> the fields of a :class:`Retry`) and when to prune them."""
 
     __slots__ = ("latest", "prune_at", "retries", "seen")
 
@@ -175,24 +175,24 @@ class _Reissue(Rule):
                 or entry.cancel is not None:
             return ()
         gap = seconds(earlier, record)
-        retry = Retry(entry, record, gap)
         if gap is not None and gap >= self.min_wait:
-            return [self.describe(retry, "it was still unanswered")]
+            return [self.describe(Retry(entry, record, gap), "it was still unanswered")]
         # decided at the end: was the earlier request ever answered?
         retries = state.retries
         if len(retries) >= state.prune_at:  # forget those whose earlier request was settled
-            for seq in [seq for seq, r in retries.items() if r.earlier.response is not None or r.earlier.cancel]:
+            for seq in [seq for seq, (first, _, _) in retries.items()
+                        if first.response is not None or first.cancel is not None]:
                 del retries[seq]
             state.prune_at = max(64, 2 * len(retries))
-        keep(retries, record.seq, retry)
+        keep(retries, record.seq, (entry, record, gap))  # a Retry's fields (made when reported)
         return ()
 
     def finish(self, session):
         state = session.state.get(type(self))
         if state is None or not state.retries:
             return ()
-        return [maybe_answered(self.describe(retry, "it was never answered"), retry.earlier)
-                for retry in state.retries.values() if retry.earlier.pending and retry.earlier.cancel is None]
+        return [maybe_answered(self.describe(Retry(*retry), "it was never answered"), retry[0])
+                for retry in state.retries.values() if retry[0].pending and retry[0].cancel is None]
 
     def describe(self, retry: Retry, outcome: str):
         earlier = retry.earlier.record
@@ -387,10 +387,10 @@ class ListChangeWithoutNotification(Rule):
         listing.names, listing.record, listing.notified = names, record, False
 
     def finish(self, session):
-        listings = session.kept_state(self)
-        if not listings:
-            return ()
-        return self._suspects(listings)
+        for listing in session.kept_state(self).values():
+            if listing.suspect is not None:  # (most sessions have none: no generator for them)
+                return self._suspects(session.kept_state(self))
+        return ()
 
     def _suspects(self, listings: dict):
         for feature in FEATURES:
@@ -836,8 +836,14 @@ def no_failure_text(record) -> bool:
     first tests: its content is not one text block, or that text does not :func:`looks_failed`."""
     if content_kinds(record) != _ONE_TEXT:
         return True
-    text = result_of(record)["content"][0].get("text")  # one text block: an object in a result object
-    return type(text) is not str or not looks_failed(text)
+    text = record.msg["result"]["content"][0].get("text")  # one text block: an object in a result object
+    if type(text) is not str:
+        return True
+    head = text[:_PROBE]  # (the probe of looks_failed lies within: most texts leave here)
+    if "rror" not in head and "ailed" not in head and "xception" not in head and "RROR" not in head \
+            and "Traceback" not in head:
+        return True
+    return not looks_failed(text)
 
 
 @rule

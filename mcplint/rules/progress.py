@@ -22,6 +22,7 @@ _BEHAVIOR = "basic/utilities/progress §Behavior Requirements"
 _REQUEST = Kind.REQUEST
 _NUMBER = (int, float)
 _TOKEN_TYPES = (int, str)
+_V2024_11_05 = protocol.V2024_11_05
 
 
 def is_number(value: Any) -> bool:
@@ -53,7 +54,7 @@ def plain_progress(record) -> bool:
     if type(total) in _NUMBER and (type(progress) in _NUMBER and progress > total
                                    or live.total is not None and live.total != total):
         return False  # PR006
-    if "message" in params and (type(params["message"]) is not str or record.revision == protocol.V2024_11_05):
+    if "message" in params and (type(params["message"]) is not str or record.revision == _V2024_11_05):
         return False  # PR008
     return True
 

@@ -21,6 +21,7 @@ from mcplint.rules._http import facts_of
 from mcplint.rules._memo import per_recent_records
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
+_C2S, _S2C = Direction.C2S, Direction.S2C  # (an enum member read from its class costs a descriptor call)
 
 
 
@@ -182,7 +183,7 @@ class RequestUnanswered(_Unanswered):
         ignore_methods: frozenset[str] = frozenset()  # methods whose open requests are not reported
 
     def finish(self, session: Session) -> Iterator:
-        if not session.pending.get(Direction.C2S):
+        if not session.pending.get(_C2S):
             return ()  # every finding is of a client request still pending (open_requests): none
         return self._stalled(session)
 
@@ -233,7 +234,7 @@ class ServerRequestUnanswered(_Unanswered):
             "client cannot or will not serve it.")
 
     def finish(self, session: Session) -> Iterator:
-        if not session.pending.get(Direction.S2C):
+        if not session.pending.get(_S2C):
             return ()  # every finding is of a server request still pending (open_requests): none
         return self._unanswered(session)
 
