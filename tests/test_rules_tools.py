@@ -686,3 +686,31 @@ def test_arguments_a_simple_schema_accepts_are_not_validated(monkeypatch):
     found = [(f.line, f.code) for f in run_transcript(session) if f.code in ("TL008", "TL009")]
     assert found == [(8, "TL008"), (9, "TL009")]
     assert validated == [{"q": "x", "n": 2.0}, {"n": "2"}]  # 2.0 is an integer to jsonschema
+
+
+def test_a_listing_every_listing_rule_found_clean_is_not_judged_again(monkeypatch):
+    """TL001-TL004 judge a listing by its text and revision alone: once each found a text clean,
+    none is called on it again ("new-listing"); a text that drew a finding is judged (and
+    reported) in every session, and every rule is called on any text while one is not selected."""
+    from mcplint.rules import REGISTRY
+
+    calls = []
+    for code in ("TL001", "TL002", "TL003", "TL004"):
+        cls = REGISTRY[code]
+        monkeypatch.setattr(cls, "check", lambda self, record, session, _check=cls.check:
+                            calls.append(self.code) or _check(self, record, session))
+        monkeypatch.setattr(cls.check, "per_listing", True, raising=False)
+    tool = {"name": "clean", "inputSchema": {"type": "object"}, "description": "test_a_listing_every_listing"}
+    bad = {**tool, "name": "bad name"}  # TL004
+    for _ in range(3):
+        assert codes(listing("2025-11-25", [tool])) == set()
+    assert sorted(calls) == ["TL001", "TL002", "TL003", "TL004"]
+    calls.clear()
+    assert [codes(listing("2025-11-25", [bad])) for _ in range(3)] == [{"TL004"}] * 3
+    assert sorted(calls) == sorted(["TL001", "TL002", "TL003", "TL004"] * 3)  # (the others from their own cache)
+    calls.clear()
+    selected = Engine(rules=[r for r in all_rules() if r.code != "TL003"])
+    text = listing("2025-11-25", [{**tool, "title": "another text"}])
+    for _ in range(2):
+        assert [f.code for f in run_transcript(text, engine=selected) if f.code.startswith("TL")] == []
+    assert sorted(calls) == sorted(["TL001", "TL002", "TL004"] * 2)

@@ -40,6 +40,7 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
+from mcplint.rules._memo import per_record
 from mcplint.rules._shapes import acceptor as compile_acceptor
 
 _SCHEMA = "schema"
@@ -428,11 +429,21 @@ def verbatim_text(value: Any) -> bytes | None:
     return text if len(text) <= VERBATIM_TEXT else None
 
 
-def validate_verbatim(entry: Judge, value: Any, base: tuple) -> list[Issue]:
-    """:func:`validate`, remembered per exact JSON text of ``value``. The issues are a function
-    of the text: it keeps key order (the errors' order), types (``1`` vs ``1.0`` vs ``true``) and
-    every value; the parser (orjson) reads no NaN or infinity, which orjson would write as null."""
-    text = verbatim_text(value)
+@per_record  # SV003 and the tool rules (tools.listing_text) key catalog verdicts by it
+def result_text(record) -> bytes | None:
+    """:func:`verbatim_text` of a record's ``result`` when it is an object, else None."""
+    msg = record.msg
+    result = msg.get("result") if type(msg) is dict else None
+    return verbatim_text(result) if type(result) is dict else None
+
+
+def validate_verbatim(entry: Judge, value: Any, base: tuple, text: bytes | None = ...) -> list[Issue]:
+    """:func:`validate`, remembered per exact JSON text of ``value`` (``text``, when the caller
+    has it). The issues are a function of the text: it keeps key order (the errors' order), types
+    (``1`` vs ``1.0`` vs ``true``) and every value; the parser (orjson) reads no NaN or infinity,
+    which orjson would write as null."""
+    if text is ...:
+        text = verbatim_text(value)
     if not text:
         return validate(entry, value, base)
     key = (id(entry), base, text)  # entries live as long as the surface: ids stay unique
@@ -730,7 +741,7 @@ class ResultSchema(SchemaRule):
                 if request.method not in VERBATIM:
                     if sure[0](result):
                         return ()
-                elif _verbatim.get((id(sure[2]), _RESULT, verbatim_text(result))) == ():
+                elif _verbatim.get((id(sure[2]), _RESULT, result_text(record))) == ():
                     return ()  # a catalog text validated clean before
         return SchemaRule.check(self, record, session)
 
@@ -746,8 +757,9 @@ class ResultSchema(SchemaRule):
             return None
         if session.modern and result.get("resultType") not in ("complete", "input_required"):
             return None  # missing or extension result types: MD003/MD004
-        check = validate_verbatim if method in VERBATIM else validate
-        return method, entry.type_name, check(entry, result, _RESULT)
+        if method in VERBATIM:
+            return method, entry.type_name, validate_verbatim(entry, result, _RESULT, result_text(record))
+        return method, entry.type_name, validate(entry, result, _RESULT)
 
     def describe(self, method, text):
         return f"Result of {method}: {text}"

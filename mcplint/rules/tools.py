@@ -27,11 +27,22 @@ from mcplint import protocol
 from mcplint.analysis.analyzer import Bounded
 from mcplint.excerpt import mask_text, shorten
 from mcplint.model import Direction, Kind, Severity
-from mcplint.rules._base import Rule, Tracker, feature, fmt_id, params_of, result_of, rule, set_plan_facts, tracker
+from mcplint.rules._base import (
+    REGISTRY,
+    Rule,
+    Tracker,
+    feature,
+    fmt_id,
+    params_of,
+    result_of,
+    rule,
+    set_plan_facts,
+    tracker,
+)
 from mcplint.rules._memo import per_record
 from mcplint.rules._simple_schema import acceptor as simple_acceptor
 from mcplint.rules.errors import LISTED, after_listing, listed, tool_name
-from mcplint.rules.schema import fmt_path, is_task_result, json_type
+from mcplint.rules.schema import fmt_path, is_task_result, json_type, result_text
 
 _TOOLS = "server/tools §Data Types"
 _NAMES = "server/tools §Tool Names"
@@ -41,6 +52,7 @@ _LIST = frozenset({"tools/list"})
 _CALL = frozenset({"tools/call"})
 _RESULTS = frozenset({Kind.RESULT})
 _ANSWERED = frozenset({"ok", "after-cancel"})
+_NEW_LISTING = frozenset({"new-listing"})  # not called on a listing all of them found clean (known_listing)
 _V0618 = protocol.V2025_06_18
 _V1125 = protocol.V2025_11_25
 _STRUCTURED_VERSIONS = protocol.since(_V0618)
@@ -278,23 +290,21 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
-#: Sessions list the same catalog verbatim: a listing's exact JSON text that drew no finding of a
-#: rule (per revision) is remembered and not judged again. Texts up to CLEAN_TEXT bytes.
+#: Sessions list the same catalog verbatim: (revision, listing text) -> the codes of the rules
+#: (:func:`per_listing`) that found it clean, so that they do not judge it again. Texts up to
+#: CLEAN_TEXT bytes.
 _CLEAN = Bounded(256)
 CLEAN_TEXT = 64 * 1024
 
 
 @per_record  # shared by the rules that judge a listing by its tools alone
 def listing_text(record) -> bytes | None:
-    """The exact JSON text of a server's tools/list ``tools`` array; None when it is too long."""
-    tools = listed_tools(record)
-    if not tools:
+    """The exact JSON text of a server's tools/list result that lists tools (:func:`result_text`:
+    SV003 keys its verdict by the same text); None when it is too long."""
+    if not listed_tools(record):
         return None
-    try:
-        text = orjson.dumps(tools)
-    except TypeError:
-        return None
-    return text if len(text) <= CLEAN_TEXT else None
+    text = result_text(record)
+    return text if text is not None and len(text) <= CLEAN_TEXT else None
 
 
 #: listing text (up to CLEAN_TEXT bytes) -> (inputSchema, outputSchema) texts and inputSchema acceptor of each
@@ -348,18 +358,46 @@ class ListedSchemas(Tracker):
 
 def per_listing(check):
     """For a check whose findings are a function of the listed tools and the revision only
-    (no session state): a listing text it found clean before is not judged again."""
+    (no session state): a listing text it found clean before is not judged again (and once all
+    such rules found it clean, they are not called: :func:`known_listing`)."""
     @functools.wraps(check)
     def judged(self, record, session):
         text = listing_text(record)
-        key = (self.code, record.revision, text)
-        if text is not None and key in _CLEAN:
+        if text is None:
+            return list(check(self, record, session))
+        key = (record.revision, text)
+        clean = _CLEAN.get(key)
+        if clean is not None and self.code in clean:
             return ()
         found = list(check(self, record, session))
-        if not found and text is not None:
-            _CLEAN[key] = True
+        if not found:
+            if clean is None:
+                clean = _CLEAN[key] = set()
+            clean.add(self.code)
         return found
+    judged.per_listing = True
     return judged
+
+
+@feature("new-listing", Kind.RESULT, "tools/list")
+def known_listing(record) -> bool:
+    """A tools/list result whose text every :func:`per_listing` rule of its revision found clean
+    before: as their findings are a function of the text and the revision, none of them (they
+    require the feature "new-listing") can report. A rule that is not selected never finds a
+    text clean, so with one deselected no listing is known and the others run as before."""
+    text = listing_text(record)
+    if text is None:
+        return False
+    clean = _CLEAN.get((record.revision, text))
+    return clean is not None and clean.issuperset(_listing_rules(record.revision, len(REGISTRY)))
+
+
+@lru_cache(maxsize=64)
+def _listing_rules(revision: str | None, registered: int) -> frozenset[str]:
+    """The codes of the :func:`per_listing` rules that judge listings of ``revision`` (all of
+    them when it is unknown); ``registered``: the registry's size, as rules may be added."""
+    return frozenset(code for code, cls in REGISTRY.items() if getattr(cls.check, "per_listing", False)
+                     and (revision is None or revision in cls.versions))
 
 
 def definition_problems(tool: Any) -> list[str]:
@@ -399,6 +437,7 @@ class ToolDefinitionShape(Rule):
     kinds = _RESULTS
     methods = _LIST
     answers = _ANSWERED
+    requires = _NEW_LISTING
     hint = 'Give every tool a "name" and an "inputSchema" like {"type": "object", "properties": {...}}.'
 
     @per_listing
@@ -426,6 +465,7 @@ class SchemaNotValidJsonSchema(Rule):
     kinds = _RESULTS
     methods = _LIST
     answers = _ANSWERED
+    requires = _NEW_LISTING
     hint = "Fix the schema so that it validates against its dialect's meta-schema (default 2020-12)."
 
     @per_listing
@@ -466,6 +506,7 @@ class OutputSchemaRoot(Rule):
     kinds = _RESULTS
     methods = _LIST
     answers = _ANSWERED
+    requires = _NEW_LISTING
     hint = 'Describe structured output with {"type": "object", "properties": {...}}.'
 
     @per_listing
@@ -502,6 +543,7 @@ class ToolNameFormat(Rule):
     kinds = _RESULTS
     methods = _LIST
     answers = _ANSWERED
+    requires = _NEW_LISTING
     versions = protocol.since(_V1125)
     hint = "Use 1-128 characters from A-Z, a-z, 0-9, underscore, hyphen and dot (no spaces)."
 
