@@ -699,7 +699,6 @@ def test_a_listing_every_listing_rule_found_clean_is_not_judged_again(monkeypatc
         cls = REGISTRY[code]
         monkeypatch.setattr(cls, "check", lambda self, record, session, _check=cls.check:
                             calls.append(self.code) or _check(self, record, session))
-        monkeypatch.setattr(cls.check, "per_listing", True, raising=False)
     tool = {"name": "clean", "inputSchema": {"type": "object"}, "description": "test_a_listing_every_listing"}
     bad = {**tool, "name": "bad name"}  # TL004
     for _ in range(3):

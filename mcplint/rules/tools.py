@@ -375,16 +375,15 @@ def per_listing(check):
                 clean = _CLEAN[key] = set()
             clean.add(self.code)
         return found
-    judged.per_listing = True
     return judged
 
 
 @feature("new-listing", Kind.RESULT, "tools/list")
 def known_listing(record) -> bool:
-    """A tools/list result whose text every :func:`per_listing` rule of its revision found clean
-    before: as their findings are a function of the text and the revision, none of them (they
-    require the feature "new-listing") can report. A rule that is not selected never finds a
-    text clean, so with one deselected no listing is known and the others run as before."""
+    """A tools/list result whose text every rule of its revision that requires the feature
+    "new-listing" found clean before (each is a :func:`per_listing` check): as their findings are a
+    function of the text and the revision, none of them can report. A rule that is not selected
+    never finds a text clean, so with one deselected no listing is known and the others run."""
     text = listing_text(record)
     if text is None:
         return False
@@ -394,9 +393,9 @@ def known_listing(record) -> bool:
 
 @lru_cache(maxsize=64)
 def _listing_rules(revision: str | None, registered: int) -> frozenset[str]:
-    """The codes of the :func:`per_listing` rules that judge listings of ``revision`` (all of
+    """The codes of the rules requiring "new-listing" that judge listings of ``revision`` (all of
     them when it is unknown); ``registered``: the registry's size, as rules may be added."""
-    return frozenset(code for code, cls in REGISTRY.items() if getattr(cls.check, "per_listing", False)
+    return frozenset(code for code, cls in REGISTRY.items() if "new-listing" in cls.requires
                      and (revision is None or revision in cls.versions))
 
 
