@@ -67,14 +67,22 @@ class Severity(str, Enum):
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
-def id_key(value: Any) -> tuple[str, Any]:
-    """Type-exact key of a JSON-RPC id: ``1`` and ``"1"`` differ, ``1`` and ``1.0`` differ."""
+def id_key(value: Any) -> Any:
+    """Type-exact key of a JSON-RPC id: an integer or string id is its own key (``1`` and ``"1"``
+    differ as dict keys too); any other value is tagged with its type, so that ``1``, ``1.0`` and
+    ``true`` differ. Hot paths inline the first case (``rid if type(rid) is int or type(rid) is str
+    else id_key(rid)``): a key that is no tuple costs no allocation and hashes at once."""
     kind = type(value)
     if kind is int or kind is str:
-        return (kind.__name__, value)
+        return value
     if value is None:
         return ("null", None)
     return (kind.__name__, repr(value))
+
+
+def id_of_key(key: Any) -> Any:
+    """The id (as :func:`fmt_id <mcplint.rules._base.fmt_id>` shows it) of an :func:`id_key` key."""
+    return key[1] if type(key) is tuple else key
 
 
 @dataclass(slots=True, eq=False)

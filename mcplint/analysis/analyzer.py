@@ -500,7 +500,7 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     if record.direction is None or not isinstance(params, dict) or "progressToken" not in params:
         return None
     token = params["progressToken"]
-    key = ("int", token) if type(token) is int else id_key(token)
+    key = token if type(token) is int or type(token) is str else id_key(token)
     requester = record.direction.other
     live = session.tokens.get(requester, EMPTY).get(key)
     finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
@@ -696,7 +696,7 @@ class Analyzer:
 
     @staticmethod
     def _owner_of(session: Session, request_id: Any) -> Direction | None:
-        key = ("int", request_id) if type(request_id) is int else id_key(request_id)
+        key = request_id if type(request_id) is int or type(request_id) is str else id_key(request_id)
         pending = session.pending
         in_c = key in pending.get(_C2S, EMPTY)
         in_s = key in pending.get(_S2C, EMPTY)
@@ -722,7 +722,7 @@ class Analyzer:
         its token. When it names a token, its :class:`ProgressRef` is resolved on the way (the
         ``record.target`` that :func:`progress_ref` would give once the direction is known)."""
         token = params.get("progressToken")
-        key = ("int", token) if type(token) is int else id_key(token)
+        key = token if type(token) is int or type(token) is str else id_key(token)
         tokens, finished = session.tokens, session.finished_tokens
         live_c = tokens.get(_C2S, EMPTY).get(key)
         done_c = finished.get(_C2S, EMPTY).get(key) if live_c is None else None
@@ -841,7 +841,7 @@ class Analyzer:
                 record.answer = "unknown-direction"
             return
         rid = record.id
-        asker, key = direction.other, ("int", rid) if type(rid) is int else id_key(rid)
+        asker, key = direction.other, rid if type(rid) is int or type(rid) is str else id_key(rid)
         entry = session.requests.get(asker, EMPTY).get(key) or session.pending.get(asker, EMPTY).get(key)
         if entry is not None:
             if type(entry) is Answered:  # details forgotten: only the facts of the answer are left
@@ -907,7 +907,7 @@ class Analyzer:
         rid = record.id
         if not record.has_id or rid is None:
             return
-        key = ("int", rid) if type(rid) is int else id_key(rid)
+        key = rid if type(rid) is int or type(rid) is str else id_key(rid)
         entry = RequestEntry(record)
         params = record.params
         if isinstance(params, dict) and "_meta" in params:  # a progress token (progress_token)
@@ -947,7 +947,7 @@ class Analyzer:
         answer, direction = record.answer, record.direction
         if direction is not None and (answer == "ok" or answer == "after-cancel"):
             rid = record.id
-            asker, key = direction.other, ("int", rid) if type(rid) is int else id_key(rid)
+            asker, key = direction.other, rid if type(rid) is int or type(rid) is str else id_key(rid)
         elif answer == "unread-request":  # answered once: a second response is not excused
             sender = direction.other if direction is not None else None
             session.unread_requests.pop(session.unread_request(sender, id_key(record.id)), None)
@@ -1125,14 +1125,14 @@ def _compact(session: Session, sender: Direction, key: tuple, entry: RequestEntr
         session.finished_tokens[sender][entry.token] = compact
 
 
-def _alternate_key(value: Any) -> tuple | None:
+def _alternate_key(value: Any) -> Any:
     """The key of the same id in the other JSON type (``1`` <-> ``"1"``), for JR012."""
     if type(value) is int:
-        return ("str", str(value))
+        return str(value)
     if type(value) is str:
         try:
             number = int(value)
         except ValueError:
             return None
-        return ("int", number) if str(number) == value else None
+        return number if str(number) == value else None
     return None

@@ -72,9 +72,8 @@ def record_features(record: Record, session: Session) -> int:
             if type(rid) is int or type(rid) is str:
                 # "reused-id": Session.find_request inline; an open request is also among the
                 # requests unless a table forgot one (limits_hit)
-                key = ("int", rid) if type(rid) is int else ("str", rid)
-                if key in session.requests.get(direction, EMPTY) \
-                        or (limits_hit and key in session.pending.get(direction, EMPTY)):
+                if rid in session.requests.get(direction, EMPTY) \
+                        or (limits_hit and rid in session.pending.get(direction, EMPTY)):
                     bits |= 512
             else:
                 bits = 64
@@ -92,9 +91,8 @@ def record_features(record: Record, session: Session) -> int:
                     token = meta["progressToken"]
                     if type(token) is not int and type(token) is not str:
                         bits |= 2048  # PR001
-                    elif direction is not None and session.tokens.get(direction, EMPTY).get(
-                            ("int", token) if type(token) is int else ("str", token)) is not None:
-                        bits |= 2048  # PR002 (model.id_key inline)
+                    elif direction is not None and session.tokens.get(direction, EMPTY).get(token) is not None:
+                        bits |= 2048  # PR002 (an integer or string token is its own id_key)
             task = record.method in TASK_METHODS or "task" in holder
         else:
             task = record.method in TASK_METHODS

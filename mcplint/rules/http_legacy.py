@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from mcplint import protocol
-from mcplint.model import Direction, Finding, Kind, Record, Severity, id_key
+from mcplint.model import Direction, Finding, Kind, Record, Severity, id_key, id_of_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, RESPONSES, Rule, fmt_id, rule
 from mcplint.rules._http import (
     EXCHANGES,
@@ -290,7 +290,7 @@ class SseResponseMissing(ExchangeRule):
             resumable = any(e["id"] for e in http["events"])
             tail = (" and the client never resumed it with GET and Last-Event-ID" if resumable
                     else "; it carried no event id to resume from")
-            yield self.report(stream.record, f"{where(http)}: the SSE stream of request {fmt_id(key[1])} ended "
+            yield self.report(stream.record, f"{where(http)}: the SSE stream of request {fmt_id(id_of_key(key))} ended "
                                              f"without its response{tail}")
 
 
@@ -390,7 +390,7 @@ class SseUnrelatedMessages(ExchangeRule):
         counts = Counter(text for text, _ in messages)
         what = ", ".join(f"{m} ×{n}" if n > 1 else m for m, n in list(counts.items())[:3])
         what += f" and {len(counts) - 3} more" if len(counts) > 3 else ""
-        request = f"{run.method} #{fmt_id(run.key[1])}" + (f" (entry {run.entry})" if run.entry is not None else "")
+        request = f"{run.method} #{fmt_id(id_of_key(run.key))}" + (f" (entry {run.entry})" if run.entry is not None else "")
         record = next((r for _, r in messages if r is not None), exchange_record)
         if by_token:
             return self.report(record, f"{where(http)}: {what} for the progress token of {request} arrived on the "
@@ -744,6 +744,6 @@ class ResumeNotViaGet(ExchangeRule):
         for key in request_ids(http):
             stream = facts.interrupted.get(key)
             if stream is not None and stream.entry != http["entry"]:
-                yield self.report(record, f"{where(http)}: request {fmt_id(key[1])} was POSTed again after its "
+                yield self.report(record, f"{where(http)}: request {fmt_id(id_of_key(key))} was POSTed again after its "
                                           f"stream (entry {stream.entry}) broke; resume with GET and Last-Event-ID")
 
