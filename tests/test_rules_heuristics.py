@@ -580,3 +580,113 @@ def test_only_a_single_text_block_is_judged():
 def test_large_results_are_skipped_cheaply():
     big = "Error: " + "x" * 5_000_000
     assert codes(answered(big), "HX013") == []
+
+
+# -- HX004 / HX009 against their eager definitions --------------------------------------------------
+# The rules key a request lazily (one that comes alone is keyed at the next that does not, if still
+# open) and drop closed copies from a storm's chain only when it is long enough to count; these
+# oracles judge and key every request and filter every chain at once, as the rules' docstrings say.
+from mcplint.analysis.analyzer import RequestEntry  # noqa: E402
+from mcplint.model import Direction  # noqa: E402
+from mcplint.rules.heuristics import Retry, seconds  # noqa: E402
+from mcplint.rules.unanswered import call_key, label, maybe_answered  # noqa: E402
+
+
+class EagerReissue(TimeoutWithoutCancel):
+    requires = frozenset()
+
+    def check(self, record, session):
+        if record.direction is not Direction.C2S or not record.has_id:
+            return ()
+        latest = session.state.setdefault((EagerReissue, "latest"), {})
+        key = call_key(record)
+        earlier, latest[key] = latest.get(key), record
+        if earlier is None or earlier.parent is not None:
+            return ()
+        entry = session.find_request(Direction.C2S, earlier.id)
+        if type(entry) is not RequestEntry or not entry.pending or entry.cancel is not None \
+                or entry.record is not earlier:
+            return ()
+        retry = Retry(entry, record, seconds(earlier, record))
+        if retry.gap is not None and retry.gap >= self.min_wait:
+            return [self.describe(retry, "it was still unanswered")]
+        session.state.setdefault((EagerReissue, "retries"), []).append(retry)
+        return ()
+
+    def finish(self, session):
+        return [maybe_answered(self.describe(r, "it was never answered"), r.earlier)
+                for r in session.state.get((EagerReissue, "retries"), [])
+                if r.earlier.pending and r.earlier.cancel is None]
+
+
+class EagerStorm(RetryStorm):
+    def check(self, record, session):
+        if record.direction is None or not record.has_id:
+            return ()
+        chain = session.state.setdefault((EagerStorm, "chains"), {}).setdefault(
+            (record.direction, call_key(record)), [])
+        timed = record.t is not None and all(r.t is not None for r in chain)
+        chain[:] = [r for r in chain if (not timed or record.t - r.t <= self.window)
+                    and self._failed(r, session, strict=not timed)]
+        chain.append(record)
+        if len(chain) != self.count:
+            return ()
+        within = (f" within {record.t - chain[0].t:.1f} s" if timed else "")
+        return [self.report(record, f"{label(record)} {self.count} {within}", related=[(chain[0], "first")])]
+
+
+def _storm_findings(found):
+    return [(f.line, f.code, [r.line for r in f.related]) for f in found]
+
+
+_STEPS = st.lists(st.tuples(st.sampled_from(["call", "call", "list", "ping", "answer", "error", "cancel",
+                                             "server", "reply"]),
+                            st.integers(0, 3), st.sampled_from([0.2, 3.0, 12.0])), max_size=40)
+
+
+def _events(steps):
+    """(seconds, direction, message) of a session made of ``steps``: client calls of two argument
+    sets, listings and pings, the server's answers (results or errors) to open client requests, the
+    client's cancellations, server requests and the client's replies to them."""
+    events, open_client, open_server, now = handshake(), [], [], 1.0
+    for ids, (action, pick, gap) in enumerate(steps, 1):
+        now += gap
+        if action in ("call", "list", "ping"):
+            msg = {"call": call(ids, arguments={"q": pick % 2}), "list": tools_list(ids),
+                   "ping": {"jsonrpc": "2.0", "id": ids, "method": "ping"}}[action]
+            events.append((now, "c2s", msg))
+            open_client.append(ids)
+        elif action in ("answer", "error", "cancel") and open_client:
+            rid = open_client.pop(pick % len(open_client))
+            if action == "cancel":
+                events.append((now, "c2s", cancelled(rid)))
+            else:
+                error = {"code": -32603, "message": "down"}
+                events.append((now, "s2c", result(rid) if action == "answer" else
+                               {"jsonrpc": "2.0", "id": rid, "error": error}))
+        elif action == "server":
+            events.append((now, "s2c", {"jsonrpc": "2.0", "id": f"s{pick}-{ids}", "method": "sampling/createMessage",
+                                        "params": {"messages": [], "maxTokens": 10}}))
+            open_server.append(f"s{pick}-{ids}")
+        elif action == "reply" and open_server:
+            events.append((now, "c2s", result(open_server.pop(pick % len(open_server)), {})))
+    return events
+
+
+@settings(max_examples=300, deadline=None)
+@given(_STEPS, st.booleans())
+def test_retry_rules_find_what_their_eager_definitions_find(steps, timed):
+    events = _events(steps)
+    if timed:
+        def run(rules):
+            lines = [orjson.dumps({"ts": (EPOCH + timedelta(seconds=t)).isoformat(), "dir": d, "msg": m})
+                     for t, d, m in events]
+            return list(Engine(rules).lint_stream(io.BytesIO(b"\n".join(lines) + b"\n"), "<c>", "capture"))
+    else:
+        text = INIT + "".join(line("C→S" if d == "c2s" else "S→C", m) for _, d, m in events[3:])
+
+        def run(rules):
+            return run_transcript(text, Engine(rules))
+    assert [(f.line, f.message) for f in run([TimeoutWithoutCancel()])] \
+        == [(f.line, f.message) for f in run([EagerReissue()])]
+    assert _storm_findings(run([RetryStorm()])) == _storm_findings(run([EagerStorm()]))

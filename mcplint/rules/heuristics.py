@@ -498,17 +498,17 @@ class RetryStorm(Rule):
         if chain is None:
             chain = []
             keep(chains, key, chain)
+        within = t is not None
         if chain:  # the earlier copies that still count: failed (and, with times, recent)
             if t is not None and all(r.t is not None for r in chain):
                 window, failed = self.window, self._failed
                 chain[:] = [r for r in chain if t - r.t <= window and failed(r, session, False)]
-                within = True
-            else:
+            elif t is not None or len(chain) >= self.count - 1:
                 find = session.find_request
                 chain[:] = [r for r in chain if _open(find(r.direction, r.id), r)]
                 within = False
-        else:
-            within = t is not None
+            # else: too short to make a storm with this copy, and untimed: the copies that closed
+            # are dropped when the chain is long enough to count (a closed copy stays closed)
         chain.append(record)
         if len(chain) > max(self.keep, self.count):
             del chain[0]
