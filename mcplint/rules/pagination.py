@@ -73,13 +73,14 @@ class PaginationTracker(Tracker):
         if record.kind is Kind.REQUEST:
             if record.direction is None:
                 return
-            facts = self.of(session)
             key = (record.direction, record.method)
             present, cursor = cursor_of(record)
-            if not present:
-                facts.traversal[key] = {}  # a new traversal starts at the first page
+            if not present:  # a new traversal starts at the first page (no facts made for it alone)
+                facts = self.peek(session)
+                if facts is not None and key in facts.traversal:
+                    facts.traversal[key] = {}
             elif isinstance(cursor, str):
-                facts.traversal.setdefault(key, {})[cursor] = record
+                self.of(session).traversal.setdefault(key, {})[cursor] = record
             return
         request = record.request
         result = result_of(record)

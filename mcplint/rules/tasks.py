@@ -364,7 +364,11 @@ class TaskTracker(Tracker):
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
-        return kind is Kind.RESULT or kind is Kind.ERROR or method in _OBSERVED  # as commit's first test
+        # as commit's first tests; outside 2025-11-25 only a tools/list result changes anything
+        # (the plan fact of a listed tool that requires tasks), as commit returns before the rest
+        if revision != protocol.V2025_11_25:
+            return method == "tools/list" and (kind is Kind.RESULT or kind is Kind.ERROR)
+        return kind is Kind.RESULT or kind is Kind.ERROR or method in _OBSERVED
 
     def commit(self, record: Record, session) -> None:
         # Only tasks/* requests, status notifications, responses to tasks/* and results with a
