@@ -245,8 +245,9 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
 
 
 #: id(tools/call request) -> (request, inputSchema, dialect, errors): the verdict TL008 found, which
-#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object; emptied
-#: when full (answers follow their calls closely: a verdict forgotten is only made again)
+#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object (dialect
+#: None: arguments its acceptor vouched for); emptied when full (answers follow their calls
+#: closely: a verdict forgotten is only made again)
 _ARGUMENTS: dict[int, tuple] = {}
 _ARGUMENTS_KEPT = 256
 _NO_ARGUMENTS: dict = {}
@@ -265,10 +266,17 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
         tool = session.tools.tools.get(name) if type(name) is str else None
         if type(tool) is dict:
             schema = tool.get("inputSchema")
-            listed = ListedSchemas.peek(session)
+            kept = _ARGUMENTS.get(id(request))
+            if kept is not None and kept[0] is request and kept[1] is schema and kept[2] is None:
+                return name, []  # (accepted by TL008: the answer's rules ask again)
+            listed = session.state.get(ListedSchemas)  # (ListedSchemas.peek inline)
             seen = listed.get(id(schema)) if listed else None
             if seen is not None and seen[0] is schema and seen[2] is not None \
                     and seen[2](params.get("arguments", _NO_ARGUMENTS)):
+                if not known_only:
+                    if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
+                        _ARGUMENTS.clear()
+                    _ARGUMENTS[id(request)] = (request, schema, None, [])  # None: whatever the dialect
                 return name, []
     name, tool = called_tool(session, request)
     schema = tool.get("inputSchema") if tool is not None else None
