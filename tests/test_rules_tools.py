@@ -282,6 +282,14 @@ def test_tl005_the_issued_cursor_continues_the_traversal():
     assert family(text) == [(5, "TL005", "warning", "high")]
 
 
+def test_tl005_a_continuation_page_is_judged_even_when_its_text_was_clean_as_a_first_page():
+    tools = [{**A, "description": "test_tl005_a_continuation_page"}]
+    for _ in range(2):  # the text found clean by every listing rule ("new-listing")
+        assert codes(INIT_1125 + page(1, tools)) == set()
+    text = INIT_1125 + page(1, tools, next_cursor="p2") + page(2, tools, cursor="p2")
+    assert family(text) == [(5, "TL005", "warning", "high")]
+
+
 def test_a_stray_page_neither_completes_nor_replaces_the_catalog():
     # a capture joining a traversal midway: the last page alone is no complete listing, so a call of a
     # tool it lacks is not judged (TL006, HX007)

@@ -388,12 +388,16 @@ def per_listing(check):
 
 @feature("new-listing", Kind.RESULT, "tools/list")
 def known_listing(record) -> bool:
-    """A tools/list result whose text every rule of its revision that requires the feature
-    "new-listing" found clean before (each is a :func:`per_listing` check): as their findings are a
-    function of the text and the revision, none of them can report. A rule that is not selected
-    never finds a text clean, so with one deselected no listing is known and the others run."""
+    """A tools/list result answering a request without a cursor whose text every rule of its
+    revision that requires the feature "new-listing" found clean before (each is a
+    :func:`per_listing` check): as their findings on such a page are a function of the text and
+    the revision, none of them can report (TL005 judges a page that continues a traversal by the
+    earlier pages too). A rule that is not selected never finds a text clean, so with one
+    deselected no listing is known and the others run."""
+    request = record.request
+    params = request.params if request is not None else None
     text = listing_text(record)
-    if text is None:
+    if text is None or isinstance(params, dict) and params.get("cursor") is not None:
         return False
     clean = _CLEAN.get((record.revision, text))
     return clean is not None and clean.issuperset(_listing_rules(record.revision, len(REGISTRY)))
@@ -580,15 +584,23 @@ class ToolNameDuplicate(Rule):
     kinds = _RESULTS
     methods = _LIST
     answers = _ANSWERED
+    requires = _NEW_LISTING
     versions = protocol.since(_V1125)
     hint = "Give every tool of a server its own name; clients call tools by name."
 
     def check(self, record, session):
+        if session.tools.page_kind(params_of(record.request)) == "next":
+            return list(self._judge(record, session, session.tools.names))
+        return self._page(record, session)
+
+    @per_listing  # a page that starts a traversal (or a stray one) is judged by its text alone
+    def _page(self, record, session):
+        return self._judge(record, session, ())
+
+    def _judge(self, record, session, earlier):
         tools = listed_tools(record)
         if not tools:
             return
-        continues = session.tools.page_kind(params_of(record.request)) == "next"
-        earlier = session.tools.names if continues else ()
         seen: set[str] = set()
         for index, tool in enumerate(tools):
             name = tool.get("name") if isinstance(tool, dict) else None
