@@ -391,8 +391,8 @@ class CapabilityShape(Rule):
             if record.method == "initialize" and record.direction is Direction.C2S:
                 params = params_of(record)
                 if "capabilities" in params:
-                    yield from self._judge(record, params["capabilities"], "client",
-                                           params.get("protocolVersion"), "initialize request")
+                    return self._judge(record, params["capabilities"], "client",
+                                       params.get("protocolVersion"), "initialize request")
             elif session.modern and record.direction is Direction.C2S:
                 meta = params_of(record).get("_meta")
                 if isinstance(meta, dict) and protocol.CLIENT_CAPABILITIES_META in meta:
@@ -401,20 +401,21 @@ class CapabilityShape(Rule):
                     key = orjson.dumps(caps, option=orjson.OPT_SORT_KEYS)
                     if key not in seen:  # the same declaration repeats on every request
                         seen.add(key)
-                        yield from self._judge(record, caps, "client", record.version, "request _meta")
-            return
+                        return self._judge(record, caps, "client", record.version, "request _meta")
+            return ()
         request = record.request
         if request is None or record.direction is not Direction.S2C:
-            return
+            return ()
         result = result_of(record)
         if not isinstance(result, dict) or "capabilities" not in result:
-            return
+            return ()
         if request.method == "initialize":
-            yield from self._judge(record, result["capabilities"], "server", result.get("protocolVersion"),
-                                   "initialize result")
-        elif request.method == "server/discover":
-            yield from self._judge(record, result["capabilities"], "server", record.version,
-                                   "server/discover result")
+            return self._judge(record, result["capabilities"], "server", result.get("protocolVersion"),
+                               "initialize result")
+        if request.method == "server/discover":
+            return self._judge(record, result["capabilities"], "server", record.version,
+                               "server/discover result")
+        return ()
 
     def _judge(self, record, caps, side, version, where):
         version = version if isinstance(version, str) else None
@@ -423,14 +424,15 @@ class CapabilityShape(Rule):
         except TypeError:
             key = None
         if key in _CLEAN_CAPS:
-            return
+            return ()
         problems = capability_problems(caps, side, version)
         if problems:
-            yield self.report(record, f"Malformed {side} capabilities in the {where}: " + "; ".join(problems))
-        elif key is not None:
+            return [self.report(record, f"Malformed {side} capabilities in the {where}: " + "; ".join(problems))]
+        if key is not None:
             if len(_CLEAN_CAPS) >= 1024:
                 _CLEAN_CAPS.clear()
             _CLEAN_CAPS.add(key)
+        return ()
 
 
 #: (side, version, capabilities JSON text) that capability_problems() found clean (a pure

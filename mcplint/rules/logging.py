@@ -188,11 +188,10 @@ class LogWithoutCapability(Rule):
         result = result_of(record)
         caps = result.get("capabilities") if isinstance(result, dict) else None
         if not early or record.direction is not Direction.S2C or not isinstance(caps, dict) or "logging" in caps:
-            return
-        for log in early:
-            yield self.report(log, f"Server sent this log message before its initialize result, which "
-                                   f"then declared no 'logging' capability ({where(record)})",
-                              related=[(record, "initialize result without logging")])
+            return ()
+        return [self.report(log, f"Server sent this log message before its initialize result, which "
+                                 f"then declared no 'logging' capability ({where(record)})",
+                            related=[(record, "initialize result without logging")]) for log in early]
 
 
 # -- LG002 -----------------------------------------------------------------------------------

@@ -114,6 +114,10 @@ class SubscribeWithoutCapability(Rule):
     methods = frozenset({_SUBSCRIBE, _UNSUBSCRIBE, "initialize", "subscriptions/listen"})
     hint = 'Subscribe only when the server declared "resources": {"subscribe": true}.'
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method != "initialize" or kind is not Kind.REQUEST  # (initialize: its result)
+
     def check(self, record, session):
         if record.kind is Kind.REQUEST:
             if record.direction is not Direction.C2S:
