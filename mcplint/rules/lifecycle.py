@@ -106,6 +106,10 @@ class InitializeNotFirst(Rule):
     phases = frozenset({Phase.NEW})  # the first client message arrives before initialize commits
     hint = "Open every session with an initialize request and send nothing before it."
 
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method != "initialize" or kind is not Kind.REQUEST  # a client's is the expected opening
+
     def check(self, record, session):
         if record.direction is not C2S or session.first_message.get(C2S) is not record or session.modern:
             return
@@ -143,9 +147,9 @@ class ServerSpeaksBeforeInitialize(Rule):
                     state["answers"] = True  # it answers a request the capture missed: truncated
                 if not session.explicit_key:  # keyed by ordinal: only the next session looks it up
                     session.file_state[(_SERVER_FIRST, session.ordinal)] = session
-            return
+            return ()
         if not _is_client_initialize(record) or session.first_message.get(C2S) is not record:
-            return
+            return ()
         early = session
         if "first" not in session.state_for(self) and not session.explicit_key:
             # the analyzer opened a new session for this initialize: look at the one before
@@ -156,8 +160,9 @@ class ServerSpeaksBeforeInitialize(Rule):
         first = state.get("first")
         if first is not None and not state.get("answers"):
             what = first.method or first.kind.value
-            yield self.report(first, f"Server sent {what!r} before the client's initialize request",
-                              related=[(record, "initialize")])
+            return [self.report(first, f"Server sent {what!r} before the client's initialize request",
+                               related=[(record, "initialize")])]
+        return ()
 
 
 @rule
@@ -173,16 +178,16 @@ class InitializeParams(Rule):
 
     def check(self, record, session):
         if record.direction is S2C:
-            return
+            return ()
         if "params" not in record.msg:
-            yield self.report(record, "initialize request has no params (protocolVersion, capabilities "
-                                      "and clientInfo are required)")
-            return
+            return [self.report(record, "initialize request has no params (protocolVersion, capabilities "
+                                       "and clientInfo are required)")]
         if not isinstance(record.params, dict):
-            return  # JR007
+            return ()  # JR007
         problems = _handshake_problems(record.params, "clientInfo")
         if problems:
-            yield self.report(record, "Malformed initialize params: " + "; ".join(problems))
+            return [self.report(record, "Malformed initialize params: " + "; ".join(problems))]
+        return ()
 
 
 @rule
@@ -199,11 +204,12 @@ class InitializeResult(Rule):
     def check(self, record, session):
         result = result_of(record)
         if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
-            return  # duplicates: JR013; non-object result: JR015
+            return ()  # duplicates: JR013; non-object result: JR015
         problems = _handshake_problems(result, "serverInfo")
         if problems:
-            yield self.report(record, "Malformed initialize result: " + "; ".join(problems),
-                              related=[(record.request, "initialize request")])
+            return [self.report(record, "Malformed initialize result: " + "; ".join(problems),
+                               related=[(record.request, "initialize request")])]
+        return ()
 
 
 @rule
@@ -290,13 +296,14 @@ class InitializedPremature(Rule):
 
     def check(self, record, session):
         if record.direction is not C2S:
-            return
+            return ()
         if session.phase == Phase.INITIALIZING:
-            yield self.report(record, "notifications/initialized sent before the server answered initialize",
-                              related=[(session.init_request, "initialize, not yet answered")])
-        elif session.phase == Phase.FAILED:
-            yield self.report(record, "notifications/initialized sent although initialize failed",
-                              related=[(session.init_response, "initialize error")])
+            return [self.report(record, "notifications/initialized sent before the server answered initialize",
+                               related=[(session.init_request, "initialize, not yet answered")])]
+        if session.phase == Phase.FAILED:
+            return [self.report(record, "notifications/initialized sent although initialize failed",
+                               related=[(session.init_response, "initialize error")])]
+        return ()
 
 
 @rule
@@ -313,7 +320,7 @@ class OperationBeforeInitialized(Rule):
 
     def check(self, record, session):
         if session.phase != Phase.INITIALIZED:
-            return
+            return ()
         if _client_operation(record):
             state = session.state_for(self)
             state.setdefault("first", record)
@@ -323,10 +330,11 @@ class OperationBeforeInitialized(Rule):
             first = state.pop("first", None)
             if first is not None:
                 more = state.pop("count") - 1
-                yield self.report(first, f"Client sent {first.method!r}"
-                                  + (f" and {more} more request(s)" if more else "")
-                                  + " before its notifications/initialized",
-                                  related=[(record, "notifications/initialized")])
+                return [self.report(first, f"Client sent {first.method!r}"
+                                   + (f" and {more} more request(s)" if more else "")
+                                   + " before its notifications/initialized",
+                                   related=[(record, "notifications/initialized")])]
+        return ()
 
 
 @rule
@@ -344,10 +352,10 @@ class Reinitialize(Rule):
     def check(self, record, session):
         earlier = session.init_request
         if record.direction is S2C or earlier is None or earlier is record or session.phase == Phase.FAILED:
-            return  # a retry after a failed initialize is no re-initialization
-        yield self.report(record, f"Second initialize in session {session.label} "
-                                  f"(the first was {where(earlier, on=True)})",
-                          related=[(earlier, "first initialize")])
+            return ()  # a retry after a failed initialize is no re-initialization
+        return [self.report(record, f"Second initialize in session {session.label} "
+                                   f"(the first was {where(earlier, on=True)})",
+                           related=[(earlier, "first initialize")])]
 
 
 @rule
@@ -365,26 +373,25 @@ class VersionNotEchoed(Rule):
     def check(self, record, session):
         result = result_of(record)
         if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
-            return
+            return ()
         requested = params_of(record.request).get("protocolVersion")
         answered = result.get("protocolVersion")
         if not isinstance(requested, str) or not isinstance(answered, str):
-            return  # LC003 / LC004
+            return ()  # LC003 / LC004
         info = result.get("serverInfo")
         server = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
         echoed = session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
         if answered == requested:
             echoed.setdefault(requested, record)
-            return
+            return ()
         before = echoed.get(requested)
         if before is not None:
-            yield self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
-                                      f"{requested!r}, although it accepted {requested!r} {where(before, on=True)}",
-                              severity=Severity.WARNING, confidence="low",
-                              related=[(before, f"the same server echoed {requested!r}")])
-        else:
-            yield self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
-                                      f"{requested!r}")
+            return [self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
+                                       f"{requested!r}, although it accepted {requested!r} {where(before, on=True)}",
+                               severity=Severity.WARNING, confidence="low",
+                               related=[(before, f"the same server echoed {requested!r}")])]
+        return [self.report(record, f"Server answered protocolVersion {answered!r} to a request for "
+                                   f"{requested!r}")]
 
 
 _UNSUPPORTED = "unsupported-version"  # plan fact: the handshake's answered version is one the client cannot support
@@ -454,7 +461,8 @@ class InitializeInBatch(Rule):
 
     def check(self, record, session):
         if record.parent is not None and record.direction is not S2C:
-            yield self.report(record, "initialize request sent inside a JSON-RPC batch")
+            return [self.report(record, "initialize request sent inside a JSON-RPC batch")]
+        return ()
 
 
 @rule
