@@ -74,6 +74,25 @@ def test_what_it_accepts_of_scalars_every_dialect_accepts(schema, values):
                 assert cls(schema).is_valid(value), (cls.__name__, schema, value)
 
 
+object_schemas = st.fixed_dictionaries({}, optional={
+    "type": st.just("object"), "properties": st.dictionaries(st.sampled_from(NAMES), st.sampled_from(
+        [{}, {"type": "integer"}, {"type": ["string", "null"]}]), max_size=3),
+    "required": st.lists(st.sampled_from(NAMES), max_size=3), "additionalProperties": st.booleans()})
+
+
+@settings(max_examples=300)
+@given(st.data())
+def test_what_it_accepts_of_objects_every_dialect_accepts(data):
+    schema = data.draw(object_schemas)
+    names = sorted({*schema.get("required", ()), *schema.get("properties", ()), "d"})  # members it names, and one more
+    accepts = acceptor(schema)
+    for value in data.draw(st.lists(st.dictionaries(st.sampled_from(names), scalars, max_size=3), min_size=1,
+                                    max_size=8)) if accepts is not None else ():
+        if accepts(value):
+            for cls in VALIDATORS:
+                assert cls(schema).is_valid(value), (cls.__name__, schema, value)
+
+
 TOOL = {"type": "object", "required": ["query"], "additionalProperties": False,
         "$schema": "http://json-schema.org/draft-07/schema#",
         "properties": {"query": {"type": "string", "title": "Query", "minLength": 1},
@@ -118,6 +137,7 @@ def test_ordinary_arguments(value, accepted):
     {"type": "object", "$schema": "http://json-schema.org/draft-04/schema#"},
     {"type": "number", "exclusiveMinimum": True},  # draft-04 form
     {"enum": [{"a": 1}]},
+    {"required": ["a"], "additionalProperties": False},  # "a" would be an additional member
     "not a schema",
 ])
 def test_unsupported_schemas_get_no_acceptor(schema):

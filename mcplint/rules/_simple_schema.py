@@ -36,7 +36,6 @@ _KEYWORDS = _ANNOTATIONS | _OBJECT | set(_BOUNDS) | set(_ITEMS) | set(_CHARACTER
 _TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
 #: the JSON type names of an enum member's Python type (an integer is a number too)
 _MEMBER_TYPES = {str: ("string",), int: ("integer", "number"), bool: ("boolean",), type(None): ("null",)}
-_NODES = {str: "str", int: "int", bool: "bool"}
 _ANY = {"type": "any"}
 #: dialects in which every keyword above means the same (no $schema: draft-07 or 2020-12)
 DIALECTS = frozenset(f"{scheme}://json-schema.org/{path}" for scheme in ("http", "https") for path in (
@@ -118,8 +117,8 @@ def _object(schema: dict) -> dict:
     required = schema.get("required", [])
     closed = schema.get("additionalProperties", True)
     if type(properties) is not dict or type(required) is not list or not all(type(r) is str for r in required) \
-            or type(closed) is not bool:
-        raise Unsupported(schema)
+            or type(closed) is not bool or not closed and not properties.keys() >= set(required):
+        raise Unsupported(schema)  # (a required member that is no property of a closed object: never valid)
     fields = {}
     for name in dict.fromkeys([*properties, *required]):
         node = core_schema(properties[name]) if name in properties else _ANY
