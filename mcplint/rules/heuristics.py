@@ -80,7 +80,7 @@ def seconds(earlier: Record | None, later: Record | None) -> float | None:
     return later.t - earlier.t
 
 
-_C2S = Direction.C2S
+_C2S, _S2C, _NOTIFICATION = Direction.C2S, Direction.S2C, Kind.NOTIFICATION
 #: entries a rule's per-session table keeps (the oldest inserted are forgotten first, as in a Bounded)
 _KEPT = 10_000
 
@@ -365,26 +365,28 @@ class ListChangeWithoutNotification(Rule):
             "in 2026-07-28).")
 
     def check(self, record, session):
-        if record.direction is not Direction.S2C:
-            return
+        if record.direction is not _S2C:
+            return ()
         feature = _BY_METHOD[record.effective_method]
         listings = session.state_for(self)
         listing = listings.get(feature.name)
         if listing is None:
             listing = listings[feature.name] = Listing()
-        if record.kind is Kind.NOTIFICATION:
+        if record.kind is _NOTIFICATION:
             listing.notified, listing.suspect = True, None  # announced (perhaps a little late)
-            return
+            return ()
         names = self._assemble(record, feature, listing)
         if names is None:
-            return
+            return ()
+        found = ()
         if listing.suspect is not None:
-            yield self._report(feature, *listing.suspect)
+            found = [self._report(feature, *listing.suspect)]
             listing.suspect = None
         if listing.names is not None and names != listing.names and not listing.notified \
                 and self._expected(feature, session):
             listing.suspect = (record, listing.record, names - listing.names, listing.names - names)
         listing.names, listing.record, listing.notified = names, record, False
+        return found
 
     def finish(self, session):
         for listing in session.kept_state(self).values():
@@ -401,14 +403,15 @@ class ListChangeWithoutNotification(Rule):
     @staticmethod
     def _assemble(record: Record, feature: Feature, listing: Listing) -> frozenset | None:
         """The complete listing once its last page arrived (None before, or when a page is unknown)."""
-        result = result_of(record)
-        if not isinstance(result, dict) or result.get("resultType", "complete") != "complete" \
-                or record.request is None:
+        msg, request = record.msg, record.request
+        result = msg.get("result") if isinstance(msg, dict) else None  # (result_of, params_of inline)
+        if not isinstance(result, dict) or result.get("resultType", "complete") != "complete" or request is None:
             return None
-        items = result.get(feature.items)
-        names = {i.get(feature.key) for i in items
-                 if isinstance(i, dict) and isinstance(i.get(feature.key), str)} if isinstance(items, list) else set()
-        cursor = params_of(record.request).get("cursor")
+        items, key = result.get(feature.items), feature.key
+        names = {i.get(key) for i in items
+                 if isinstance(i, dict) and isinstance(i.get(key), str)} if isinstance(items, list) else set()
+        params = request.params
+        cursor = params.get("cursor") if isinstance(params, dict) else None
         if cursor is not None:
             before = listing.pages.pop(cursor, None) if isinstance(cursor, str) and listing.pages else None
             if before is None:
