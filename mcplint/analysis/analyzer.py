@@ -73,7 +73,7 @@ class RequestEntry:
     record: Record
     response: Record | None = None
     cancel: Record | None = None
-    token: tuple | None = None
+    token: Any = None
     last_progress: float | None = None
     last_progress_record: Record | None = None
     total: float | None = None
@@ -383,7 +383,7 @@ class Session:
         entry = self.requests.get(sender, EMPTY).get(key)
         return entry if entry is not None else self.pending.get(sender, EMPTY).get(key)
 
-    def unread_request(self, sender: Direction | None, key: tuple) -> tuple | None:
+    def unread_request(self, sender: Direction | None, key: Any) -> tuple | None:
         """The ``unread_requests`` key of a request too long to read that ``sender`` (None: either
         side) made with id ``key`` and that is not answered yet, if any."""
         table = self._unread_requests
@@ -988,7 +988,7 @@ class Analyzer:
                 session.server_caps = result.get("capabilities")
 
     @staticmethod
-    def _answer(session: Session, asker: Direction, key: tuple, record: Record) -> RequestEntry:
+    def _answer(session: Session, asker: Direction, key: Any, record: Record) -> RequestEntry:
         """Mark ``asker``'s open request ``key`` answered by ``record``."""
         entry = session.requests[asker].get(key)
         if entry is None:  # fell out of the requests table while still open

@@ -186,26 +186,27 @@ def valid_version(value: str) -> bool:
     return bool(_DATE.match(value)) and value >= protocol.V2024_11_05
 
 
-def token_of(value: dict) -> tuple | None:
+def token_of(value: dict) -> Any:
+    """The :func:`~mcplint.model.id_key` of a request value's progress token; None without one."""
     params = value.get("params") if isinstance(value.get("params"), dict) else {}
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
     return id_key(meta["progressToken"]) if "progressToken" in meta else None
 
 
-def progress_token(value: dict) -> tuple | None:
-    """The token of a ``notifications/progress`` value."""
+def progress_token(value: dict) -> Any:
+    """The token (its id_key) of a ``notifications/progress`` value; None when it names none."""
     if value.get("method") != "notifications/progress":
         return None
     params = value.get("params") if isinstance(value.get("params"), dict) else {}
     return id_key(params["progressToken"]) if "progressToken" in params else None
 
 
-def answered_in(http: dict) -> set[tuple]:
+def answered_in(http: dict) -> set:
     """Ids of the responses among the server messages of an exchange."""
     return {id_key(v.get("id")) for v in received(http, "response") if "id" in v}
 
 
-def request_ids(http: dict) -> list[tuple]:
+def request_ids(http: dict) -> list:
     return [id_key(v["id"]) for v in sent(http, "request")]
 
 
@@ -339,7 +340,7 @@ class HttpTracker(Tracker):
         facts.streams[entry] = stream
 
 
-def _closed_is_cancel(session: Any, key: tuple, record: Record) -> None:
+def _closed_is_cancel(session: Any, key: Any, record: Record) -> None:
     """In 2026-07-28 a client cancels over HTTP by closing the request's response stream: record
     the exchange as the request's cancellation, as a ``notifications/cancelled`` would be."""
     entry = session.requests[Direction.C2S].get(key)
@@ -391,7 +392,7 @@ class Run:
     while unanswered; the two differ when the answer's time is unknown).
     """
 
-    key: tuple
+    key: Any  # model.id_key of the request id
     method: str | None
     entry: int | None  # the exchange that POSTed it
     start: float | None

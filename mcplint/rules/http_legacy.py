@@ -430,7 +430,7 @@ def progress_on_other_stream(rule_: Rule, record: Record, http: dict, session) -
             continue
         origin = facts.tokens.get(token)
         if origin is not None:
-            yield rule_.report(record, f"{where(http)}: progress for token {fmt_id(token[1])} of the request "
+            yield rule_.report(record, f"{where(http)}: progress for token {fmt_id(id_of_key(token))} of the request "
                                        f"POSTed in entry {origin} arrived on another request's stream")
 
 
