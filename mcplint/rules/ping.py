@@ -16,6 +16,7 @@ from mcplint.rules._base import REQUESTS, RESPONSES, Rule, fmt_id, params_of, re
 from mcplint.rules._feature_helpers import error_code, error_message
 
 _BEHAVIOR = "basic/utilities/ping §Behavior Requirements"
+_REQUEST, _NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
 _PING = frozenset({"ping"})
 
 #: Seconds after which a ping answer no longer counts as prompt (timestamped captures).
@@ -85,45 +86,51 @@ class PingUnanswered(Rule):
             "slow work); a sender that gets no answer will treat the connection as dead.")
 
     def check(self, record, session):
-        if record.direction is None:
-            return
-        if record.kind is Kind.NOTIFICATION:
-            entry = session.find_request(record.direction, params_of(record).get("requestId"))
-            if entry is not None and entry.record.method == "ping":
-                self._open(session, record.direction).pop(id_key(entry.record.id), None)
-            if entry is not None and entry.record.method == "ping" and entry.pending and entry.cancel is None:
-                yield self.report(record, f"The {record.direction.sender} gave up on ping "
-                                          f"{fmt_id(entry.record.id)}: the "
-                                          f"{record.direction.other.sender} did not answer it before this "
-                                          "cancellation", related=[(entry.record, "unanswered ping")])
-        elif record.kind is Kind.REQUEST:
-            overdue = self._overtaken(record, session)
-            if overdue is not None:
-                yield self.report(record, f"Ping {fmt_id(overdue.id)} was still unanswered when the "
-                                          f"{record.direction.sender} sent this ping, although the "
-                                          f"{record.direction.other.sender} answered later requests",
-                                  related=[(overdue, "unanswered ping")])
+        direction = record.direction
+        if direction is None:
+            return ()
+        kind = record.kind
+        if kind is _REQUEST:
+            pings = self._open(session, direction)
+            overdue = self._overtaken(record, session, pings) if pings else None
             if record.has_id:
-                self._open(session, record.direction)[id_key(record.id)] = record
-        elif record.answer in ("ok", "after-cancel") and record.request is not None:
-            self._open(session, record.direction.other).pop(id_key(record.request.id), None)
-            start, end = record.request.t, record.t
-            if start is not None and end is not None and end - start > PING_TIMEOUT:
-                yield self.report(record, f"Ping {fmt_id(record.id)} was answered after {end - start:.1f} s "
-                                          f"(more than {PING_TIMEOUT:.0f} s): not promptly",
-                                  party="sender", related=[(record.request, "ping")])
+                pings[id_key(record.id)] = record
+            if overdue is None:
+                return ()
+            return [self.report(record, f"Ping {fmt_id(overdue.id)} was still unanswered when the "
+                                        f"{direction.sender} sent this ping, although the "
+                                        f"{direction.other.sender} answered later requests",
+                                related=[(overdue, "unanswered ping")])]
+        if kind is _NOTIFICATION:
+            entry = session.find_request(direction, params_of(record).get("requestId"))
+            if entry is None or entry.record.method != "ping":
+                return ()
+            self._open(session, direction).pop(id_key(entry.record.id), None)
+            if not entry.pending or entry.cancel is not None:
+                return ()
+            return [self.report(record, f"The {direction.sender} gave up on ping {fmt_id(entry.record.id)}: the "
+                                        f"{direction.other.sender} did not answer it before this cancellation",
+                                related=[(entry.record, "unanswered ping")])]
+        request = record.request
+        if request is None or (record.answer != "ok" and record.answer != "after-cancel"):
+            return ()
+        self._open(session, direction.other).pop(id_key(request.id), None)
+        start, end = request.t, record.t
+        if start is None or end is None or end - start <= PING_TIMEOUT:
+            return ()
+        return [self.report(record, f"Ping {fmt_id(record.id)} was answered after {end - start:.1f} s "
+                                    f"(more than {PING_TIMEOUT:.0f} s): not promptly",
+                            party="sender", related=[(request, "ping")])]
 
     def _open(self, session, sender) -> dict:
         """The sender's pings not yet answered (id_key -> request), kept so that the common case,
         no ping open, costs nothing."""
         return session.state_for(self).setdefault(sender, {})
 
-    def _overtaken(self, record: Record, session) -> Record | None:
-        """The sender's earlier ping, still unanswered although the receiver answered a later request."""
+    def _overtaken(self, record: Record, session, open_pings: dict) -> Record | None:
+        """The sender's earlier ping (one of ``open_pings``), still unanswered although the receiver
+        answered a later request."""
         state = session.state_for(self)
-        open_pings = self._open(session, record.direction)
-        if not open_pings:
-            return None
         reported = state.setdefault("reported", set())
         answered_later = False
         for count, entry in enumerate(reversed(session.requests[record.direction].values())):
