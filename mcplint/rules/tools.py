@@ -964,11 +964,17 @@ def plain_answer(record) -> bool:
     :func:`listed`); arguments known to draw no error against the listed inputSchema (TL009: the
     verdict TL008 kept, :func:`argument_errors`)."""
     kinds = content_kinds(record)
-    if kinds is None or not plain_blocks(record.revision).issuperset(kinds) or structured(record):
+    if kinds is None or not plain_blocks(record.revision).issuperset(kinds) \
+            or "structuredContent" in record.msg["result"]:  # (structured(): a content array, so an object)
         return False
     session, request = record.session, record.request
-    return listed(session, tool_name(request)) is not False \
-        and not argument_errors(session, request, record.revision, known_only=True)[1]
+    params = request.params if request is not None else None
+    name = params.get("name") if type(params) is dict else None  # (listed(session, tool_name(request)) inline)
+    if type(name) is str:
+        tools = session.tools
+        if tools.listed and tools.complete and not tools.stale and name not in tools.names:
+            return False
+    return not argument_errors(session, request, record.revision, known_only=True)[1]
 
 
 @rule
