@@ -74,10 +74,3 @@ def test_lines_longer_than_the_scan_are_left_to_the_rules():
     long = b"a" * (MAX_SCAN + 1)
     lines = Lines(io.BytesIO(b"{}\n" + long + b"\napikey\n"))
     assert [signs for _, signs in lines.tagged()] == [0, None, 1]
-
-
-def test_the_scan_lowers_bytes_as_bytes_lower_does():
-    from mcplint.input.literal_scan import _LOWER
-
-    every_byte = bytes(range(256))
-    assert every_byte.translate(_LOWER) == every_byte.lower()

@@ -62,8 +62,6 @@ def _effects(i: int, outer: bytes) -> tuple[int, tuple]:
 
 _SELF, _BEYOND = zip(*(_effects(i, literal) for i, literal in enumerate(LITERALS)))
 _FIND = _LEFTMOST.find_matches_as_indexes
-#: ``bytes.lower`` as a translation table: the same bytes out, a quarter faster on long blocks
-_LOWER = bytes.maketrans(bytes(range(ord("A"), ord("Z") + 1)), bytes(range(ord("a"), ord("z") + 1)))
 
 
 def head(data: bytes | str) -> bytes:
@@ -78,7 +76,7 @@ def signs(data: bytes | str) -> int:
     if type(data) is not bytes or len(data) > MAX_SCAN:
         bits = CUT if len(data) > MAX_SCAN else 0
         data = head(data)
-    lowered = data.translate(_LOWER)
+    lowered = data.lower()
     for index, start, _ in _FIND(lowered):
         bits |= _match_bits(lowered, index, start)
     return bits
@@ -99,7 +97,7 @@ def block_signs(lines: list[bytes], joined: bytes | None = None) -> list[int | N
     newlines, when the caller has them); None for a line longer than ``MAX_SCAN`` (its own call
     says ``CUT``). No literal holds a newline, so a match never spans two lines, and the
     leftmost-longest matches within a line are those of the line alone."""
-    joined = (b"\n".join(lines) if joined is None else joined).translate(_LOWER)
+    joined = (b"\n".join(lines) if joined is None else joined).lower()
     out: list[int | None] = [0] * len(lines)
     line, at = 0, 0  # the line of the match before, and where it started
     for index, start, _ in _FIND(joined):  # in order of start
