@@ -174,6 +174,17 @@ def test_parallel_calls_with_one_request_state_are_retried_in_order():
     assert codes(lint(*events)) == [(7, "MR005")]
 
 
+def test_empty_input_responses_answer_the_call_that_asked_for_input():
+    # two open calls of one tool: one asked for input, one only handed out a requestState; a retry
+    # with an inputResponses member (here empty) and no requestState is the first call's retry,
+    # lacking its answer (MR007), not the second call's without its state (MR006)
+    ask = {"a": ASKS["elicitation"]}
+    events = [C(call(1)), S(irr(1, ask)), C(call(2)), S(irr(2, state="s2")),
+              C(call(3, inputResponses={})), S(irr(3, ask)),
+              C(call(4, requestState="s2")), S(result(4, DONE))]
+    assert codes(lint(*events)) == [(5, "MR007")]
+
+
 def test_mr_rules_quiet_in_legacy_sessions():
     text = ('# init 2025-11-25 C={} S={"tools":{}}\n'
             'C→S {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"x"}}\n'

@@ -101,18 +101,21 @@ def original_params(params: dict) -> dict:
 
 
 def _best(issues: list[Issue], record: Record, params: dict) -> Issue:
-    """The issue ``record`` most likely retries: same target, exactly its input keys answered (none
-    for an issue without inputRequests), same params; the oldest wins a tie, as a client retries
+    """The issue ``record`` most likely retries: same target, exactly its input keys answered (for
+    an issue without inputRequests: no ``inputResponses`` member at all, as a member, even empty,
+    answers a result that asked for input), same params; the oldest wins a tie, as a client retries
     the calls in the order their InputRequiredResults came (parallel calls of one tool, or a server
     handing out one requestState value to several calls, stay apart: each issue is used once)."""
     responses = params.get("inputResponses")
     keys = set(responses) if isinstance(responses, dict) else set()
+    answers = "inputResponses" in params
     target, core = target_of(record), original_params(params)
 
     def score(issue: Issue) -> tuple:
         inputs = set(issue.inputs)
-        return (target_of(issue.request) == target, inputs == keys, bool(inputs) and inputs <= keys,
-                bool(inputs & keys), original_params(params_of(issue.request)) == core)
+        return (target_of(issue.request) == target, inputs == keys and (bool(inputs) or not answers),
+                bool(inputs) and inputs <= keys, bool(inputs & keys),
+                original_params(params_of(issue.request)) == core)
 
     best = issues[0]
     for issue in issues[1:]:
