@@ -126,6 +126,28 @@ def measure_cpu_path(path: str, jobs: int) -> None:
     print(time.process_time() + max(busy.values(), default=0.0))
 
 
+def _spin(count: int) -> int:
+    total = 0
+    for i in range(count):
+        total += i * i
+    return total
+
+
+def machine_scaling(processes: int, count: int = 20_000_000) -> float:
+    """How much faster ``processes`` copies of a pure Python loop finish together than one after
+    another: the most any ``--jobs`` can gain here (a shared VM's cores may give less than one each)."""
+    from multiprocessing import Pool
+
+    start = time.perf_counter()
+    _spin(count)
+    one = time.perf_counter() - start
+    with Pool(processes) as pool:
+        start = time.perf_counter()
+        pool.map(_spin, [count] * processes)
+        together = time.perf_counter() - start
+    return processes * one / together
+
+
 def size_mb(path: Path) -> float:
     files = list(path.iterdir()) if path.is_dir() else [path]
     return sum(p.stat().st_size for p in files) / (1 << 20)
@@ -147,6 +169,9 @@ def main() -> None:
     jobs_values = [int(j) for j in args.jobs.split(",")]
     print(f"{os.cpu_count()} CPUs; best of {args.repeat} runs; load average "
           + " ".join(f"{v:.2f}" for v in os.getloadavg()))
+    widest = max(jobs_values)
+    print(f"machine: {widest} copies of a pure Python loop run {machine_scaling(widest):.2f}x as fast as one "
+          "after another (the ceiling of any speed-up below)")
     for label, path, count in prepare(args):
         megabytes = size_mb(path)
         bare = bare_loop(path)

@@ -377,10 +377,16 @@ def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]
     """Byte offsets of the lines that open a session, found with a byte search and confirmed
     line by line (a line longer than the limit is not read, so opens nothing)."""
     needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
+    # elsewhere the method's string value ends right after it (a JSON string's quote, escaped in a
+    # capture's raw text): "notifications/initialized" lines are not read
+    ends = None if fmt == "transcript" else (b'"', b"\\")
     out: list[int] = []
     window = _Window(data)
     position = data.find(needle)
     while position >= 0:
+        if ends is not None and data[position + len(needle):position + len(needle) + 1] not in ends:
+            position = data.find(needle, position + 1)
+            continue
         start = data.rfind(b"\n", 0, position) + 1
         end = data.find(b"\n", position)
         end = len(data) if end < 0 else end
