@@ -122,7 +122,7 @@ def record_features(record: Record, session: Session) -> int:
 
 
 def _meta_bit(meta) -> int:
-    """"meta" (16) for a ``_meta`` member, unless it is a lone progress token (the usual
+    """The "meta" bit (16) of a ``_meta`` member: set unless it is a lone progress token (the usual
     ``_meta``, which no MT rule judges)."""
     return 0 if type(meta) is dict and len(meta) == 1 and "progressToken" in meta else 16
 
