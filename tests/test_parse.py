@@ -194,3 +194,30 @@ def test_capture_fast_path_gives_the_records_of_the_frame_path(lines, limit):
     from the reader's batches; they are exactly the records of the same lines' frames, for odd
     envelopes, meta and stderr records, cut lines and messages spread over several records too."""
     assert_fast_path_equals_frame_path(lines, "capture", limit, _capture_facts)
+
+
+def _classified_plainly(value: dict) -> tuple:
+    """The catalog's linter model (§0.1) read literally: what classify must make of an object."""
+    has = {name: name in value for name in ("method", "id", "result", "error")}
+    if has["method"] and not isinstance(value["method"], str):
+        return Kind.INVALID, has["id"], value.get("id"), None
+    if has["method"] and not (has["result"] or has["error"]):
+        return (Kind.REQUEST if has["id"] else Kind.NOTIFICATION), has["id"], value.get("id"), value["method"]
+    if has["id"] and (has["result"] or has["error"]) and not has["method"]:
+        return (Kind.RESULT if has["result"] else Kind.ERROR), True, value["id"], None
+    if (has["result"] or has["error"]) and not has["method"]:
+        return (Kind.ERROR if has["error"] else Kind.RESULT), False, None, None
+    return Kind.INVALID, has["id"], value.get("id"), value.get("method") if has["method"] else None
+
+
+_MEMBER_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from(["ping", "", "1"]),
+                           st.just({}), st.just([]))
+
+
+@given(st.dictionaries(st.sampled_from(["jsonrpc", "method", "id", "result", "error", "params"]), _MEMBER_VALUES))
+def test_classify_follows_the_linter_model(value):
+    from mcplint.input.parse import classify
+
+    record = classify("<t>", 1, b"", value)
+    assert (record.kind, record.has_id, record.id, record.method) == _classified_plainly(value)
+    assert record.params is (value.get("params") if record.kind in (Kind.REQUEST, Kind.NOTIFICATION) else None)

@@ -102,9 +102,21 @@ def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
 def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
     """Classify one parsed JSON value as a record (batch elements included)."""
     if type(value) is dict:
+        # the common shapes first, with the fewest member tests: a request or notification (a
+        # string method, no result or error), a result or an error response (an id, no method)
+        method = value.get("method")
+        if type(method) is str:
+            if "result" not in value and "error" not in value:
+                if "id" in value:
+                    return Record(path, line, _REQUEST, data, value, True, value["id"], method, value.get("params"))
+                return Record(path, line, _NOTIFICATION, data, value, False, None, method, value.get("params"))
+        elif method is None and "id" in value and "method" not in value:
+            if "result" in value:
+                return Record(path, line, _RESULT, data, value, True, value["id"])
+            if "error" in value:
+                return Record(path, line, _ERROR, data, value, True, value["id"])
         has_method = "method" in value
         has_id = "id" in value
-        method = value.get("method")
         if has_method and type(method) is not str:
             return Record(path, line, _INVALID, data, msg=value, has_id=has_id,
                           id=value.get("id"), error="method is not a string")
