@@ -222,22 +222,36 @@ class Engine:
         """
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
-        observe, commit, plan, run = analyzer.observe, analyzer.commit, self._plan, self._run
+        observe, commit, plan = analyzer.observe, analyzer.commit, self._plan
         for record in records:
-            # (Engine._record inline: the loop runs once per record of the input)
+            # (the loop runs once per record of the input: _run and _commit are inline)
             record.seq = self._seq
             self._seq += 1
             self.taken += 1
             session = observe(record)
             revision, modern = record.revision, session.modern
             checks, trackers = plan(record, session)
-            found = run(checks, record, session) if checks else ()
+            found: list[Finding] | tuple[()] = ()
+            for check in checks:
+                try:
+                    out = check(record, session)
+                    if out:  # (an empty list or tuple: nothing found; a generator is always run)
+                        if not found:
+                            found = []
+                        found.extend(out)
+                except Exception as exc:  # a bug of ours must not cost the user the other findings
+                    self._crashed(check.__self__.code, record.path, record.line, exc)
             if record.children:  # each element judged and committed before the batch
                 for child in record.children:
                     found = [*found, *self._element(child, analyzer, session)]
             commit(record)
-            if trackers or record.revision is not revision or session.modern is not modern:
-                self._commit(record, session, trackers, revision, modern)
+            if record.revision is not revision or session.modern is not modern:
+                trackers = self._trackers_for(record, session)  # the commit changed what applies
+            for tracker in trackers:
+                try:
+                    tracker.commit(record, session)
+                except Exception as exc:
+                    self._crashed(type(tracker).__name__, record.path, record.line, exc)
             if found:
                 yield from found
             if analyzer.closed:
