@@ -721,3 +721,39 @@ def test_a_listing_every_listing_rule_found_clean_is_not_judged_again(monkeypatc
     for _ in range(2):
         assert [f.code for f in run_transcript(text, engine=selected) if f.code.startswith("TL")] == []
     assert sorted(calls) == sorted(["TL001", "TL002", "TL004"] * 2)
+
+
+def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
+    """tools.plain_answer, the "odd-answer" gate of TL006, TL009, TL011-TL015 and HX013 (the engine
+    does not call them on a plain result): every result these rules report on is not plain, and the
+    clean ones (one text block, several, none) are."""
+    from mcplint.rules import _base
+    from mcplint.rules.tools import plain_answer
+
+    gated = {rule.code for rule in all_rules() if "odd-answer" in rule.requires}
+    assert {"TL006", "TL009", "TL011", "TL014", "TL015", "HX013"} <= gated
+    verdicts = {}
+
+    def watched(record):  # the engine asks it of every tools/call result
+        verdicts[record.line] = plain_answer(record)
+        return verdicts[record.line]
+    kind, methods, _ = _base.FAMILY_FEATURES["odd-answer"]
+    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-answer", (kind, methods, watched))
+    text = lambda value: {"content": [{"type": "text", "text": value}]}  # noqa: E731
+    two = {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "Error: b"}]}
+    image = {"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}
+    transcript = listing("2025-06-18", [ADD, WEATHER]) + "".join([
+        call(2, "add", {"a": 1}, text("3")),  # plain: line 5
+        call(3, "add", {"a": 1}, two),  # plain: line 7
+        call(4, "add", {"a": 1}, {"content": []}),  # plain: line 9
+        call(5, "add", {"a": 1}, text("Error: connection refused")),  # HX013: line 11
+        call(6, "add", {}, text("3")),  # TL009 (and TL008 on line 12): line 13
+        call(7, "gone", {}, text("3")),  # TL006: line 15
+        call(8, "add", {"a": 1}, image),  # TL015: line 17
+        call(9, "add", {"a": 1}, {"content": [{"type": "audio", "data": "", "mimeType": "a"}]}),  # TL014 (06-18 ok)
+        call(10, "weather", {"city": "Oslo"}, {"content": [], "structuredContent": {"t": "x"}}),  # TL011: line 21
+    ])
+    found = {(f.line, f.code) for f in run_transcript(transcript) if f.code in gated}
+    assert {line for line, _ in found} >= {11, 13, 15, 17, 21}
+    assert not any(verdicts[line] for line, _ in found)
+    assert {line for line, plain in verdicts.items() if plain} == {5, 7, 9}

@@ -38,7 +38,6 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
-from mcplint.rules._base import feature as record_feature
 from mcplint.rules._secrets import (
     AUTH_PROBES,
     MAX_SCAN,
@@ -49,7 +48,7 @@ from mcplint.rules._secrets import (
 )
 from mcplint.rules.errors import after_listing
 from mcplint.rules.subscriptions import Subscriptions, asks_for
-from mcplint.rules.tools import content_kinds
+from mcplint.rules.tools import content_kinds, looks_failed
 from mcplint.rules.unanswered import call_key, label, maybe_answered
 
 _TIMEOUTS = "basic/lifecycle §Timeouts"
@@ -760,8 +759,6 @@ class MrtrLoop(Rule):
 _HEAD = 400  # characters of the text looked at
 _SHORT = 500  # a failure statement: the whole text at most this long ...
 _SHORT_LINES = 5  # ... and this many lines
-_STACK = 20_000  # a traceback or stack trace: the whole text at most this long
-_PROBE = 160  # characters in which a failure statement shows its key word ("Error", "failed", ...)
 _STATEMENT = re.compile(
     r"(?i:error|exception)(?:\s+(?i:while|in|during|from|occurred|executing|calling|running|fetching|"
     r"processing|reading|writing|loading|parsing|connecting|creating|updating|deleting|sending|getting|"
@@ -789,16 +786,6 @@ def reports_errors(tool: str) -> bool:
     """Whether a tool's name says its results are about errors or come from running code."""
     words = [word.lower() for word in _WORDS.findall(tool)]
     return any(word in _ERROR_WORDS or word.startswith(_ABOUT_ERRORS) for word in words)
-
-
-def looks_failed(text: str) -> bool:
-    """The cheap look of :func:`failure_text` (most results are no failure): a text not too long
-    whose first line shows a failure's key word."""
-    if len(text) > _STACK:
-        return False
-    probe = text[:_PROBE].lstrip().partition("\n")[0]
-    return "rror" in probe or "ailed" in probe or "xception" in probe or "RROR" in probe \
-        or probe.startswith("Traceback")
 
 
 def failure_text(text: str) -> str | None:
@@ -833,22 +820,6 @@ def structured_failure(value: Any) -> bool:
         or value.get("success") is False or value.get("ok") is False or value.get("status") in _FAILED_VALUES
 
 
-@record_feature("failure-text", Kind.RESULT, "tools/call")
-def no_failure_text(record) -> bool:
-    """A tools/call result that HX013 (which requires the feature "failure-text") leaves at its
-    first tests: its content is not one text block, or that text does not :func:`looks_failed`."""
-    if content_kinds(record) != _ONE_TEXT:
-        return True
-    text = record.msg["result"]["content"][0].get("text")  # one text block: an object in a result object
-    if type(text) is not str:
-        return True
-    head = text[:_PROBE]  # (the probe of looks_failed lies within: most texts leave here)
-    if "rror" not in head and "ailed" not in head and "xception" not in head and "RROR" not in head \
-            and "Traceback" not in head:
-        return True
-    return not looks_failed(text)
-
-
 @rule
 class ToolFailureAsSuccess(Rule):
     """Checks for `tools/call` results whose only text plainly reports a failure but lack isError: true."""
@@ -860,7 +831,7 @@ class ToolFailureAsSuccess(Rule):
     kinds = frozenset({Kind.RESULT})
     methods = frozenset({"tools/call"})
     answers = frozenset({"ok"})
-    requires = frozenset({"failure-text"})  # not called on a result no_failure_text() finds clean
+    requires = frozenset({"odd-answer"})  # not called on a result tools.plain_answer() finds clean
     hint = ('Return a failed tool run as {"content": [{"type": "text", "text": "..."}], "isError": true} '
             "so that the client and the model know the call failed.")
 

@@ -957,15 +957,28 @@ def plain_blocks(revision: str | None) -> frozenset[str]:
 
 @feature("odd-answer", Kind.RESULT, "tools/call")
 def plain_answer(record) -> bool:
-    """A tools/call result that none of TL006, TL009-TL015 but TL010 (which require the feature
-    "odd-answer") can report, by each one's first tests: no ``structuredContent`` (TL011-TL013:
-    :func:`structured`); content blocks all of types the revision defines, none image, audio or
-    resource (TL014, TL015); the called tool not missing from a current tool list (TL006:
-    :func:`listed`); arguments known to draw no error against the listed inputSchema (TL009: the
-    verdict TL008 kept, :func:`argument_errors`)."""
-    kinds = content_kinds(record)
-    if kinds is None or not plain_blocks(record.revision).issuperset(kinds) \
-            or "structuredContent" in record.msg["result"]:  # (structured(): a content array, so an object)
+    """A tools/call result that none of TL006, TL009-TL015 but TL010, and HX013 (which require the
+    feature "odd-answer") can report, by each one's first tests: no ``structuredContent``
+    (TL011-TL013: :func:`structured`); content blocks all of types the revision defines, none
+    image, audio or resource (TL014, TL015); not one text block whose text :func:`looks_failed`
+    (HX013); the called tool not missing from a current tool list (TL006: :func:`listed`);
+    arguments known to draw no error against the listed inputSchema (TL009: the verdict TL008
+    kept, :func:`argument_errors`). One walk of the usual answer, one text block, answers all."""
+    result = record.msg["result"]
+    content = result.get("content") if type(result) is dict else None
+    if type(content) is not list or "structuredContent" in result or record.direction is Direction.C2S:
+        return False  # (content_kinds() is None, or structured())
+    block = content[0] if len(content) == 1 else None
+    if type(block) is dict and block.get("type") == "text":  # (content_kinds() is ("text",))
+        if "text" not in plain_blocks(record.revision):
+            return False
+        text = block.get("text")
+        if type(text) is str:
+            head = text[:FAILURE_PROBE]  # (the probe of looks_failed lies within: most texts leave here)
+            if ("rror" in head or "ailed" in head or "xception" in head or "RROR" in head
+                    or "Traceback" in head) and looks_failed(text):
+                return False
+    elif not plain_blocks(record.revision).issuperset(content_kinds(record)):
         return False
     session, request = record.session, record.request
     params = request.params if request is not None else None
@@ -975,6 +988,22 @@ def plain_answer(record) -> bool:
         if tools.listed and tools.complete and not tools.stale and name not in tools.names:
             return False
     return not argument_errors(session, request, record.revision, known_only=True)[1]
+
+
+#: :func:`looks_failed` finds a failure's key word in the first line within this many characters
+#: of a text, and in no text longer than FAILURE_STACK characters
+FAILURE_PROBE = 160
+FAILURE_STACK = 20_000
+
+
+def looks_failed(text: str) -> bool:
+    """The cheap look of HX013's ``failure_text`` (most results are no failure): a text not too
+    long whose first line shows a failure's key word."""
+    if len(text) > FAILURE_STACK:
+        return False
+    probe = text[:FAILURE_PROBE].lstrip().partition("\n")[0]
+    return "rror" in probe or "ailed" in probe or "xception" in probe or "RROR" in probe \
+        or probe.startswith("Traceback")
 
 
 @rule
