@@ -144,11 +144,22 @@ CLEAN = b"""\
 
 @pytest.mark.parametrize("code", ["JR006", "CAP001", "CAP004", "LC012", "PR001", "PR002", "PA001", "PA004",
                                   "TL006", "TL009", "TL010", "TL014", "TL015", "HX013",
-                                  "LG002", "LG004", "LG005", "LG006"])
+                                  "LG002", "LG004", "LG005", "LG006", "LC008", "LC009", "RS001"])
 def test_rules_waiting_for_a_session_fact_are_not_called_on_a_clean_session(code):
     """Id reuse, a closed capability gate, an unsupported version, a reused or ill-typed progress
-    token, a cursor, an odd tool result or log message, a listed outputSchema and an acknowledged log
-    level are facts the plan sees: the rules waiting for them cost nothing where they do not hold."""
+    token, a cursor, an odd tool result or log message, a listed outputSchema, an acknowledged log
+    level, a premature notifications/initialized (a phase), an operation before it and an early
+    subscription are facts the plan sees: the rules waiting for them cost nothing where they do not
+    hold."""
+    assert calls_of(code, CLEAN) == []
+
+
+@pytest.mark.parametrize("code", ["LC002", "LC003", "LC004", "LC010", "LC011", "LC013", "CAP006"])
+def test_handshake_rules_are_not_called_on_a_handshake_they_know(code):
+    """A handshake whose messages are well-formed, whose capabilities CAP006 found clean before and
+    whose version the server echoed costs its rules nothing (lifecycle.plain_initialize,
+    plain_initialize_result)."""
+    calls_of(code, CLEAN)  # CAP006 sees these capabilities for the first time, perhaps
     assert calls_of(code, CLEAN) == []
 
 

@@ -266,6 +266,21 @@ def test_version_not_echoed_escalates_with_evidence_from_earlier_session():
     assert lc_capture(entries) == {(5, "LC011"): ("warning", "low")}
 
 
+def test_echoed_version_is_kept_where_lc011_is_not_called():
+    # a handshake known clean does not call LC011 (lifecycle.plain_initialize_result): the
+    # version it echoed is kept all the same (HandshakeVersions)
+    lc_capture(init_msgs())  # CAP006 sees these capabilities
+    engine = Engine()
+    (rule,) = [r for r in engine.rules if r.code == "LC011"]
+    calls, check = [], rule.check
+    rule.check = lambda record, session: calls.append(record.line) or check(record, session)
+    entries = init_msgs() + init_msgs(version="2025-06-18", answered="2024-11-05")
+    lines = b"\n".join(orjson.dumps({"dir": d, "msg": m}) for d, m, _ in entries) + b"\n"
+    findings = engine.lint_records(Parser("x").records(read_capture(iter_lines(io.BytesIO(lines)))), "x")
+    assert [(f.line, f.code, f.confidence) for f in findings if f.code == "LC011"] == [(5, "LC011", "low")]
+    assert calls == [5]
+
+
 def test_version_evidence_does_not_leak_between_files():
     engine = Engine()
     assert lc(INIT, engine) == {}  # the server echoed 2025-06-18 in another file with the same path

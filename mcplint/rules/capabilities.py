@@ -378,6 +378,9 @@ class CapabilityShape(Rule):
     code, name = "CAP006", "capability-shape"
     severity, level, spec = Severity.ERROR, "SCHEMA", _NEGOTIATION
     kinds = frozenset({Kind.REQUEST, Kind.RESULT})
+    # not called on an initialize request or result whose capabilities it found clean before
+    # (lifecycle.plain_initialize, plain_initialize_result: known_clean)
+    requires = frozenset({"odd-initialize", "odd-initialize-result"})
     hint = 'Declare each capability as an object: "tools": {"listChanged": true}, "logging": {}.'
 
     @classmethod
@@ -438,6 +441,15 @@ class CapabilityShape(Rule):
 #: (side, version, capabilities JSON text) that capability_problems() found clean (a pure
 #: function of these: problems are never cached, so their order and text stay the walk's)
 _CLEAN_CAPS: set[tuple] = set()
+
+
+def known_clean(caps: Any, side: str, version: Any) -> bool:
+    """Whether CAP006 found ``caps`` of ``side`` clean before, declared with the protocolVersion
+    ``version`` (so that it would find nothing in them now)."""
+    try:
+        return (side, version if isinstance(version, str) else None, orjson.dumps(caps)) in _CLEAN_CAPS
+    except TypeError:
+        return False
 
 
 # -- CAP007: refusing an undeclared feature -------------------------------------------------

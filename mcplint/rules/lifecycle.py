@@ -20,6 +20,7 @@ from mcplint.rules._base import (
     REQUESTS,
     Rule,
     Tracker,
+    feature,
     fmt_id,
     params_of,
     result_of,
@@ -28,8 +29,12 @@ from mcplint.rules._base import (
     tracker,
     where,
 )
+from mcplint.rules.capabilities import known_clean
 
 C2S, S2C = Direction.C2S, Direction.S2C
+#: the features of a handshake message its rules require (:func:`plain_initialize`, :func:`plain_initialize_result`)
+_ODD_INITIALIZE = frozenset({"odd-initialize"})
+_ODD_RESULT = frozenset({"odd-initialize-result"})
 _INIT = "basic/lifecycle §Initialization"
 _NEGOTIATION = "basic/lifecycle §Version Negotiation"
 _INITIALIZE = frozenset({"initialize"})
@@ -80,6 +85,22 @@ def _versions(session) -> tuple[Any, Any]:
     result = result_of(session.init_response) if session.init_response is not None else None
     answered = result.get("protocolVersion") if isinstance(result, dict) else None
     return requested, answered
+
+
+def _negotiated(record: Record) -> tuple[str, str, dict] | None:
+    """``(requested, answered, versions)`` of a successful initialize result whose request and
+    result both name a version (what LC011 judges), ``versions``: the file's record of the versions
+    its server echoed (LC011, kept by :class:`HandshakeVersions`); else None."""
+    result = result_of(record)
+    if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
+        return None
+    requested = params_of(record.request).get("protocolVersion")
+    answered = result.get("protocolVersion")
+    if not isinstance(requested, str) or not isinstance(answered, str):
+        return None
+    info = result.get("serverInfo")
+    server = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
+    return requested, answered, record.session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
 
 
 def _unsupported(requested: Any, answered: Any) -> str | None:
@@ -136,6 +157,7 @@ class ServerSpeaksBeforeInitialize(Rule):
     versions = protocol.LEGACY
     kinds = MESSAGES
     phases = frozenset({Phase.NEW})
+    requires = _ODD_INITIALIZE
     hint = "Stay silent (no logs, no notifications, no requests) until initialize has been received."
 
     def check(self, record, session):
@@ -174,6 +196,7 @@ class InitializeParams(Rule):
     versions = protocol.LEGACY
     kinds = REQUESTS
     methods = _INITIALIZE
+    requires = _ODD_INITIALIZE
     hint = 'Send {"protocolVersion": "<latest>", "capabilities": {...}, "clientInfo": {"name": ..., "version": ...}}.'
 
     def check(self, record, session):
@@ -199,6 +222,7 @@ class InitializeResult(Rule):
     versions = protocol.LEGACY
     kinds = frozenset({Kind.RESULT})
     methods = _INITIALIZE
+    requires = _ODD_RESULT
     hint = 'Answer with {"protocolVersion": ..., "capabilities": {...}, "serverInfo": {"name": ..., "version": ...}}.'
 
     def check(self, record, session):
@@ -292,6 +316,7 @@ class InitializedPremature(Rule):
     versions = protocol.LEGACY
     kinds = NOTIFICATIONS
     methods = frozenset({_INITIALIZED})
+    phases = frozenset({Phase.INITIALIZING, Phase.FAILED})  # the two it reports in
     hint = "Send notifications/initialized only after a successful initialize result."
 
     def check(self, record, session):
@@ -306,6 +331,11 @@ class InitializedPremature(Rule):
         return ()
 
 
+#: plan fact: a client operation came before notifications/initialized (LC009 kept it)
+_EARLY_OPERATION = "lc009-early-operation"
+_EARLY_FACTS = frozenset({_EARLY_OPERATION})
+
+
 @rule
 class OperationBeforeInitialized(Rule):
     """Checks for client requests sent after the initialize result but before notifications/initialized."""
@@ -318,6 +348,11 @@ class OperationBeforeInitialized(Rule):
     phases = frozenset({Phase.INITIALIZED})
     hint = "Send notifications/initialized first; it signals that normal operation may begin."
 
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        # a notification reports only a client operation that the check kept (making the fact)
+        return kind is not Kind.NOTIFICATION or _EARLY_OPERATION in facts
+
     def check(self, record, session):
         if session.phase != Phase.INITIALIZED:
             return ()
@@ -325,6 +360,8 @@ class OperationBeforeInitialized(Rule):
             state = session.state_for(self)
             state.setdefault("first", record)
             state["count"] = state.get("count", 0) + 1
+            if _EARLY_OPERATION not in session.plan_facts:
+                set_plan_facts(session, _EARLY_OPERATION, _EARLY_FACTS)
         elif record.method == _INITIALIZED and record.direction is C2S:
             state = session.state_for(self)
             first = state.pop("first", None)
@@ -347,6 +384,7 @@ class Reinitialize(Rule):
     versions = protocol.LEGACY
     kinds = REQUESTS
     methods = _INITIALIZE
+    requires = _ODD_INITIALIZE
     hint = "Start a new session (new process, or HTTP initialize without a session id) instead."
 
     def check(self, record, session):
@@ -368,21 +406,15 @@ class VersionNotEchoed(Rule):
     versions = protocol.LEGACY
     kinds = frozenset({Kind.RESULT})
     methods = _INITIALIZE
+    requires = _ODD_RESULT  # not called where the version was echoed (HandshakeVersions keeps those)
     hint = "Answer with the requested version whenever you support it."
 
     def check(self, record, session):
-        result = result_of(record)
-        if record.answer not in ("ok", "after-cancel") or not isinstance(result, dict):
-            return ()
-        requested = params_of(record.request).get("protocolVersion")
-        answered = result.get("protocolVersion")
-        if not isinstance(requested, str) or not isinstance(answered, str):
+        negotiated = _negotiated(record)
+        if negotiated is None:
             return ()  # LC003 / LC004
-        info = result.get("serverInfo")
-        server = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
-        echoed = session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
+        requested, answered, echoed = negotiated
         if answered == requested:
-            echoed.setdefault(requested, record)
             return ()
         before = echoed.get(requested)
         if before is not None:
@@ -400,7 +432,9 @@ _YES, _NO = frozenset({_UNSUPPORTED}), frozenset()
 
 @tracker
 class HandshakeVersions(Tracker):
-    """Keeps "the server chose a version the client cannot support" as a plan fact (LC012 waits for it).
+    """Keeps "the server chose a version the client cannot support" as a plan fact (LC012 waits
+    for it), and the versions each server of the file echoed (LC011 reads them; it is not called
+    where the version was echoed: :func:`plain_initialize_result`).
 
     The verdict depends on ``session.init_request`` and ``init_response`` only, and LC012 runs in
     the phases after a successful handshake only: the analyzer enters them when it commits a result
@@ -412,6 +446,11 @@ class HandshakeVersions(Tracker):
 
     def commit(self, record, session):
         set_plan_facts(session, _UNSUPPORTED, _YES if _unsupported(*_versions(session)) else _NO)
+        known = protocol.nearest_known(record.revision, session.modern)  # (Engine.applies of LC011)
+        if known in protocol.LEGACY if known is not None else not session.modern:
+            negotiated = _negotiated(record)
+            if negotiated is not None and negotiated[0] == negotiated[1]:
+                negotiated[2].setdefault(negotiated[0], record)  # the first result that echoed it
 
 
 @rule
@@ -457,6 +496,7 @@ class InitializeInBatch(Rule):
     versions = protocol.LEGACY
     kinds = REQUESTS
     methods = _INITIALIZE
+    requires = _ODD_INITIALIZE
     hint = "Send initialize on its own, never as an element of a batch array."
 
     def check(self, record, session):
@@ -507,3 +547,62 @@ class OperationAfterInitError(Rule):
             state["reported"] = True
             yield self.report(record, f"Client sent {record.method!r} although initialize failed",
                               related=[(session.init_response, "initialize error")])
+
+
+# -- the handshake messages, judged once for all their rules ------------------------------------
+def _well_formed(obj: dict[str, Any], info_key: str) -> bool:
+    """Whether :func:`_handshake_problems` finds nothing in ``obj``."""
+    info = obj.get(info_key)
+    return isinstance(obj.get("protocolVersion"), str) and isinstance(obj.get("capabilities"), dict) \
+        and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)
+
+
+_LC002_STATE = ServerSpeaksBeforeInitialize.__name__  # (Session.state_for)
+
+
+@feature("odd-initialize", Kind.REQUEST, "initialize")
+def plain_initialize(record: Record) -> bool:
+    """A client's initialize request that none of LC002, LC003, LC010, LC013 and CAP006 (which
+    require the feature "odd-initialize") can report, by their tests: no server message came
+    before it in this session or, unless the capture names sessions, in the one before (LC002);
+    well-formed params, or none that are an object (LC003: JR007's); no earlier initialize in the
+    session, or one that failed (LC010); not in a batch (LC013); capabilities that CAP006 found
+    clean before, or none (CAP006). Any other sender is left to the rules (LC002 keeps a server's)."""
+    session = record.session
+    if record.direction is not C2S or record.parent is not None:
+        return False
+    earlier = session.init_request
+    if earlier is not None and earlier is not record and session.phase != Phase.FAILED:
+        return False
+    if session.first_message.get(C2S) is record:
+        state = session.state.get(_LC002_STATE)
+        if state is not None and "first" in state or not session.explicit_key \
+                and (_SERVER_FIRST, session.ordinal - 1) in session.file_state:
+            return False
+    msg = record.msg
+    if "params" not in msg:
+        return False
+    params = record.params
+    if not isinstance(params, dict):
+        return True
+    if not _well_formed(params, "clientInfo"):
+        return False
+    return known_clean(params["capabilities"], "client", params["protocolVersion"])
+
+
+@feature("odd-initialize-result", Kind.RESULT, "initialize")
+def plain_initialize_result(record: Record) -> bool:
+    """A server's result to initialize that none of LC004, LC011 and CAP006 (which require the
+    feature "odd-initialize-result") can report, by their tests: a well-formed result (LC004); the
+    requested version echoed (LC011: :class:`HandshakeVersions` notes it, as LC011 did); capabilities
+    that CAP006 found clean before (CAP006). Any other sender is left to the rules."""
+    msg = record.msg
+    result = msg.get("result")
+    if record.direction is not S2C or not isinstance(result, dict):
+        return False
+    if not _well_formed(result, "serverInfo"):
+        return False
+    answered = result["protocolVersion"]
+    if params_of(record.request).get("protocolVersion") != answered:
+        return False
+    return known_clean(result["capabilities"], "server", answered)

@@ -27,6 +27,7 @@ from mcplint.rules._base import (
     params_of,
     result_of,
     rule,
+    set_plan_facts,
     tracker,
     where,
 )
@@ -104,6 +105,11 @@ def covers(subscribed: str, uri: str) -> bool:
 
 
 # -- RS001 -----------------------------------------------------------------------------------
+#: plan fact: a subscription request came before the server's capabilities (RS001 kept it)
+_EARLY = "rs001-early-subscription"
+_EARLY_FACTS = frozenset({_EARLY})
+
+
 @rule
 class SubscribeWithoutCapability(Rule):
     """Checks for subscriptions to resource updates that the server's capabilities do not offer."""
@@ -118,6 +124,11 @@ class SubscribeWithoutCapability(Rule):
     def dispatches(cls, kind, method, revision, modern):
         return method != "initialize" or kind is not Kind.REQUEST  # (initialize: its result)
 
+    @classmethod
+    def awaits(cls, facts, kind, method):
+        # a result reports only requests that the check kept as early (making the fact)
+        return kind is Kind.REQUEST or _EARLY in facts
+
     def check(self, record, session):
         if record.kind is Kind.REQUEST:
             if record.direction is not Direction.C2S:
@@ -128,6 +139,8 @@ class SubscribeWithoutCapability(Rule):
                 early = session.state_for(self).setdefault("early", [])
                 if len(early) < 20:
                     early.append(record)  # sent before the server's capabilities were known
+                if _EARLY not in session.plan_facts:
+                    set_plan_facts(session, _EARLY, _EARLY_FACTS)
             return
         early = session.state_for(self).pop("early", ())
         result = result_of(record)
