@@ -144,7 +144,7 @@ CLEAN = b"""\
 
 @pytest.mark.parametrize("code", ["JR006", "CAP001", "CAP004", "LC012", "PR001", "PR002", "PA001", "PA004",
                                   "TL006", "TL009", "TL010", "TL014", "TL015", "HX013",
-                                  "LG002", "LG004", "LG005", "LG006", "LC008", "LC009", "RS001"])
+                                  "LG002", "LG004", "LG005", "LG006", "LC008", "LC009", "RS001", "HX010"])
 def test_rules_waiting_for_a_session_fact_are_not_called_on_a_clean_session(code):
     """Id reuse, a closed capability gate, an unsupported version, a reused or ill-typed progress
     token, a cursor, an odd tool result or log message, a listed outputSchema, an acknowledged log

@@ -366,7 +366,8 @@ class ListChangeWithoutNotification(Rule):
     def check(self, record, session):
         if record.direction is not _S2C:
             return ()
-        feature = _BY_METHOD[record.effective_method]
+        method = record.method  # (record.effective_method inline)
+        feature = _BY_METHOD[method if method is not None else record.request.method]
         listings = session.state_for(self)
         listing = listings.get(feature.name)
         if listing is None:
@@ -381,9 +382,13 @@ class ListChangeWithoutNotification(Rule):
         if listing.suspect is not None:
             found = [self._report(feature, *listing.suspect)]
             listing.suspect = None
-        if listing.names is not None and names != listing.names and not listing.notified \
-                and self._expected(feature, session):
-            listing.suspect = (record, listing.record, names - listing.names, listing.names - names)
+        if listing.names is not None:
+            if names is ...:
+                names = self._names(record, feature)
+            if listing.names is ...:
+                listing.names = self._names(listing.record, feature)
+            if names != listing.names and not listing.notified and self._expected(feature, session):
+                listing.suspect = (record, listing.record, names - listing.names, listing.names - names)
         listing.names, listing.record, listing.notified = names, record, False
         return found
 
@@ -401,28 +406,40 @@ class ListChangeWithoutNotification(Rule):
 
     @staticmethod
     def _assemble(record: Record, feature: Feature, listing: Listing) -> frozenset | None:
-        """The complete listing once its last page arrived (None before, or when a page is unknown)."""
+        """The complete listing once its last page arrived (None before, or when a page is unknown);
+        ``...`` for a listing of one page, whose names :meth:`_names` reads when a later listing
+        needs them (most sessions list once)."""
         msg, request = record.msg, record.request
         result = msg.get("result") if isinstance(msg, dict) else None  # (result_of, params_of inline)
         if not isinstance(result, dict) or result.get("resultType", "complete") != "complete" or request is None:
             return None
+        params = request.params
+        cursor = params.get("cursor") if isinstance(params, dict) else None
+        following = result.get("nextCursor")
+        if cursor is None and not isinstance(following, str):
+            return ...
         items, key = result.get(feature.items), feature.key
         names = {i.get(key) for i in items
                  if isinstance(i, dict) and isinstance(i.get(key), str)} if isinstance(items, list) else set()
-        params = request.params
-        cursor = params.get("cursor") if isinstance(params, dict) else None
         if cursor is not None:
             before = listing.pages.pop(cursor, None) if isinstance(cursor, str) and listing.pages else None
             if before is None:
                 return None  # a page of a listing whose start we did not see
             names |= before
-        following = result.get("nextCursor")
         if isinstance(following, str):
             if listing.pages is None:
                 listing.pages = Bounded(1_000)
             listing.pages[following] = names
             return None
         return frozenset(names)  # names of the pages are strings too
+
+    @staticmethod
+    def _names(record: Record, feature: Feature) -> frozenset:
+        """The names of a listing of one page (:meth:`_assemble` checked its result)."""
+        items, key = record.msg["result"].get(feature.items), feature.key
+        return frozenset(i.get(key) for i in items
+                         if isinstance(i, dict) and isinstance(i.get(key), str)) if isinstance(items, list) \
+            else frozenset()
 
     @staticmethod
     def _expected(feature: Feature, session: Session) -> bool:
@@ -570,6 +587,10 @@ class CaptureTruncated(Rule):
     kinds, requires = MESSAGES, frozenset({"first"})
     hint = ("Start the capture before the client connects (mcplint capture -- CMD), or pass "
             "--protocol-version when analysing a partial capture (which also silences this note).")
+
+    @classmethod
+    def dispatches(cls, kind, method, revision, modern):
+        return method != "initialize" or kind is not Kind.REQUEST  # which opens a session: no midstream
 
     def check(self, record, session):
         if session.messages == 0 and session.midstream and not session.version_given:

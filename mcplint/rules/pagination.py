@@ -48,8 +48,13 @@ def single_page(record: Record) -> bool:
     """A list result that none of PA002, PA003 and PA005 (which require the feature "paging") can
     report, by each one's first test: the result is an object without ``nextCursor`` (PA002, PA005),
     answering a request without ``cursor`` (PA003)."""
-    result = result_of(record)
-    return type(result) is dict and "nextCursor" not in result and not cursor_of(record.request)[0]
+    msg = record.msg  # (result_of, cursor_of inline)
+    result = msg.get("result") if type(msg) is dict else None
+    if type(result) is not dict or "nextCursor" in result:
+        return False
+    request = record.request
+    params = request.params if request is not None else None
+    return type(params) is not dict or "cursor" not in params
 
 
 # -- tracker ---------------------------------------------------------------------------------
@@ -71,21 +76,24 @@ class PaginationTracker(Tracker):
 
     def commit(self, record, session):
         if record.kind is Kind.REQUEST:
-            if record.direction is None:
+            direction = record.direction
+            if direction is None:
                 return
-            key = (record.direction, record.method)
-            present, cursor = cursor_of(record)
-            if not present:  # a new traversal starts at the first page (no facts made for it alone)
-                facts = self.peek(session)
-                if facts is not None and key in facts.traversal:
-                    facts.traversal[key] = {}
-            elif isinstance(cursor, str):
-                self.of(session).traversal.setdefault(key, {})[cursor] = record
+            params = record.params  # (cursor_of inline)
+            if type(params) is not dict or "cursor" not in params:
+                # a new traversal starts at the first page (no facts made for it alone)
+                facts = session.state.get(PaginationTracker)  # (Tracker.peek inline)
+                if facts is not None and (direction, record.method) in facts.traversal:
+                    facts.traversal[direction, record.method] = {}
+            elif isinstance(params["cursor"], str):
+                self.of(session).traversal.setdefault((direction, record.method), {})[params["cursor"]] = record
+            return
+        msg = record.msg  # (result_of inline; most results end no page)
+        result = msg.get("result") if type(msg) is dict else None
+        if type(result) is not dict or not isinstance(result.get("nextCursor"), str):
             return
         request = record.request
-        result = result_of(record)
-        if request is None or request.direction is None or record.answer not in ("ok", "after-cancel") \
-                or not isinstance(result, dict) or not isinstance(result.get("nextCursor"), str):
+        if request is None or request.direction is None or record.answer not in ("ok", "after-cancel"):
             return
         key = (request.direction, request.method)
         issued = self.of(session).issued.get(key)

@@ -309,14 +309,19 @@ CLEAN_TEXT = 64 * 1024
 def listing_text(record) -> bytes | None:
     """The exact JSON text of a server's tools/list result that lists tools (:func:`result_text`:
     SV003 keys its verdict by the same text); None when it is too long."""
-    if not listed_tools(record):
+    msg = record.msg  # (listed_tools inline)
+    result = msg.get("result") if type(msg) is dict else None
+    if type(result) is not dict or record.direction is Direction.C2S:
+        return None
+    tools = result.get("tools")
+    if type(tools) is not list or not tools:
         return None
     text = result_text(record)
     return text if text is not None and len(text) <= CLEAN_TEXT else None
 
 
-#: listing text (up to CLEAN_TEXT bytes) -> (inputSchema, outputSchema) texts and inputSchema acceptor of each
-#: tool, by position
+#: listing text (up to CLEAN_TEXT bytes) -> ((inputSchema, outputSchema) texts and inputSchema
+#: acceptor of each tool, by position; whether a tool declares an outputSchema)
 _SCHEMA_TEXTS = Bounded(64)
 
 
@@ -329,6 +334,14 @@ def _text(schema: Any) -> bytes | None:
         return None
 
 
+_OUTPUT_SCHEMAS = "tools:output-schema"
+_LISTED_FACTS, _OUTPUT_FACTS = frozenset({LISTED}), frozenset({LISTED, _OUTPUT_SCHEMAS})
+
+
+def _declares_output(tools: Any) -> bool:
+    return isinstance(tools, list) and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools)
+
+
 @tracker
 class ListedSchemas(Tracker):
     """The JSON texts of the schemas a session's tools/list listed (schema object id -> (schema,
@@ -337,7 +350,13 @@ class ListedSchemas(Tracker):
     and a call whose arguments the acceptor vouches for is not validated (:func:`argument_errors`).
     Sessions list the same catalog verbatim: the texts are those of an earlier listing with the
     same text, by position (equal JSON texts of two arrays are equal texts of their elements); a
-    new listing's schemas are serialized and compiled once."""
+    new listing's schemas are serialized and compiled once.
+
+    It also makes the session's tool listings plan facts (each once for all): LISTED when a
+    tools/list result holds an object (the analyzer lists tools from those only), so that TL006,
+    TL008, TL009 and HX007 (:func:`after_listing`) are not called in a session that lists none; "a
+    listed tool declares an outputSchema", so that TL010, which needs the called tool's, is not
+    called in a session without one."""
 
     kinds = _RESULTS
     methods = _LIST
@@ -346,22 +365,42 @@ class ListedSchemas(Tracker):
     def commit(self, record, session):
         text = listing_text(record)
         if text is None:
+            msg = record.msg
+            result = msg.get("result") if type(msg) is dict else None
+            if type(result) is dict:
+                self._facts(session, _declares_output(result.get("tools")))
             return
-        tools = listed_tools(record)
-        texts = _SCHEMA_TEXTS.get(text)
-        if texts is None:
-            texts = _SCHEMA_TEXTS[text] = tuple(
+        tools = record.msg["result"]["tools"]  # (listing_text found them)
+        entry = _SCHEMA_TEXTS.get(text)
+        if entry is None:
+            entry = _SCHEMA_TEXTS[text] = (tuple(
                 (_text(tool.get("inputSchema")), _text(tool.get("outputSchema")),
                  simple_acceptor(tool.get("inputSchema"))) if isinstance(tool, dict)
-                else (None, None, None) for tool in tools)
-        known = self.of(session)
-        if len(known) > 4096:  # a long session that listed many catalogs: keep the latest ones
+                else (None, None, None) for tool in tools), _declares_output(tools))
+        texts, outputs = entry
+        self._facts(session, outputs)
+        known = session.state.get(ListedSchemas)  # (Tracker.of inline)
+        if known is None:
+            known = session.state[ListedSchemas] = {}
+        elif len(known) > 4096:  # a long session that listed many catalogs: keep the latest ones
             known.clear()
         for tool, (input_text, output_text, accepts) in zip(tools, texts):
             if input_text is not None:
                 known[id(tool["inputSchema"])] = (tool["inputSchema"], input_text, accepts)
             if output_text is not None:
                 known[id(tool["outputSchema"])] = (tool["outputSchema"], output_text, None)
+
+    @staticmethod
+    def _facts(session, outputs: bool) -> None:
+        """The plan facts of a tools/list result that is an object (``outputs``: a tool declares an
+        outputSchema)."""
+        facts = session.plan_facts
+        if _OUTPUT_SCHEMAS in facts:
+            return
+        if outputs:
+            set_plan_facts(session, "tools:", _OUTPUT_FACTS)
+        elif LISTED not in facts:
+            set_plan_facts(session, "tools:", _LISTED_FACTS)
 
 
 def per_listing(check):
@@ -394,10 +433,12 @@ def known_listing(record) -> bool:
     the revision, none of them can report (TL005 judges a page that continues a traversal by the
     earlier pages too). A rule that is not selected never finds a text clean, so with one
     deselected no listing is known and the others run."""
+    text = listing_text(record)
+    if text is None:
+        return False
     request = record.request
     params = request.params if request is not None else None
-    text = listing_text(record)
-    if text is None or isinstance(params, dict) and params.get("cursor") is not None:
+    if type(params) is dict and params.get("cursor") is not None:
         return False
     clean = _CLEAN.get((record.revision, text))
     return clean is not None and clean.issuperset(_listing_rules(record.revision, len(REGISTRY)))
@@ -699,32 +740,6 @@ def output_schema(session, record) -> tuple[str | None, Any]:
     if tool is None:
         return name, None  # not listed: nothing known
     return name, tool.get("outputSchema", ...)
-
-
-_OUTPUT_SCHEMAS = "tools:output-schema"
-_LISTED_FACTS, _OUTPUT_FACTS = frozenset({LISTED}), frozenset({LISTED, _OUTPUT_SCHEMAS})
-
-
-@tracker
-class ToolFacts(Tracker):
-    """Makes the session's tool listings plan facts (each once for all): LISTED when a tools/list
-    result holds an object (the analyzer lists tools from those only), so that TL006, TL008, TL009
-    and HX007 (:func:`after_listing`) are not called in a session that lists none; "a listed tool
-    declares an outputSchema", so that TL010, which needs the called tool's, is not called in a
-    session without one."""
-
-    kinds = _RESULTS
-    methods = _LIST
-
-    def commit(self, record, session):
-        result = result_of(record)
-        if not isinstance(result, dict) or _OUTPUT_SCHEMAS in session.plan_facts:
-            return
-        tools = result.get("tools")
-        if isinstance(tools, list) and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools):
-            set_plan_facts(session, "tools:", _OUTPUT_FACTS)
-        elif LISTED not in session.plan_facts:
-            set_plan_facts(session, "tools:", _LISTED_FACTS)
 
 
 @rule
