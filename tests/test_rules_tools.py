@@ -757,3 +757,34 @@ def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
     assert {line for line, _ in found} >= {11, 13, 15, 17, 21}
     assert not any(verdicts[line] for line, _ in found)
     assert {line for line, plain in verdicts.items() if plain} == {5, 7, 9}
+
+
+def test_plain_call_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
+    """tools.plain_call, the "odd-call" gate of TL008 and HX007: every call these rules report on
+    is not plain, and a call of a listed tool with arguments its schema's acceptor takes is."""
+    from mcplint.rules import _base
+    from mcplint.rules.tools import plain_call
+
+    gated = {rule.code for rule in all_rules() if "odd-call" in rule.requires}
+    assert gated == {"TL008", "HX007"}
+    verdicts = {}
+
+    def watched(record):  # the engine asks it of every tools/call request
+        verdicts[record.line] = plain_call(record)
+        return verdicts[record.line]
+    kind, methods, _ = _base.FAMILY_FEATURES["odd-call"]
+    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-call", (kind, methods, watched))
+    pattern = {"name": "find", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^a"}}}}
+    done = {"content": []}
+    transcript = listing("2025-06-18", [ADD, pattern]) + "".join([
+        call(2, "add", {"a": 1}, done),  # plain: line 4
+        call(3, "add", {}, done),  # TL008: line 6
+        call(4, "add", {"a": "x"}, done),  # TL008: line 8
+        call(5, "gone", {}, done),  # HX007: line 10
+        call(6, "find", {"q": "b"}, done),  # TL008 (no acceptor for a pattern): line 12
+        call(7, "find", {"q": "a"}, done),  # no acceptor either: not plain, and no finding: line 14
+    ])
+    found = {(f.line, f.code) for f in run_transcript(transcript) if f.code in gated}
+    assert found == {(6, "TL008"), (8, "TL008"), (10, "HX007"), (12, "TL008")}
+    assert {line for line, plain in verdicts.items() if plain} == {4}
+    assert set(verdicts) == {4, 6, 8, 10, 12, 14}

@@ -302,6 +302,7 @@ class CallUnlistedTool(Rule):
     party = "client"
     kinds = REQUESTS
     methods = frozenset({"tools/call"})
+    requires = frozenset({"odd-call"})  # not called on a call tools.plain_call() finds clean
     awaits = classmethod(after_listing)  # catalog.current needs a listing
     hint = "Call only tools from the latest tools/list result; list again after list_changed."
 

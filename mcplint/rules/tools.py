@@ -253,6 +253,29 @@ _ARGUMENTS_KEPT = 256
 _NO_ARGUMENTS: dict = {}
 
 
+def vouched(session, request, params: dict, name: Any, keep: bool = True) -> bool:
+    """Whether the acceptor of the listed inputSchema of tool ``name`` vouches for the arguments
+    in ``params`` (a tools/call ``request``'s), or did for this request and schema; ``keep``: the
+    verdict is kept for the answer (:func:`argument_errors`)."""
+    tool = session.tools.tools.get(name) if type(name) is str else None
+    if type(tool) is not dict:
+        return False
+    schema = tool.get("inputSchema")
+    kept = _ARGUMENTS.get(id(request))
+    if kept is not None and kept[0] is request and kept[1] is schema and kept[2] is None:
+        return True  # (accepted by TL008 or plain_call: the answer's rules ask again)
+    listed = session.state.get(ListedSchemas)  # (ListedSchemas.peek inline)
+    seen = listed.get(id(schema)) if listed else None
+    if seen is None or seen[0] is not schema or seen[2] is None \
+            or not seen[2](params.get("arguments", _NO_ARGUMENTS)):
+        return False
+    if keep:
+        if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
+            _ARGUMENTS.clear()
+        _ARGUMENTS[id(request)] = (request, schema, None, [])  # None: whatever the dialect
+    return True
+
+
 def argument_errors(session, request, revision, known_only: bool = False) -> tuple[str | None, Any]:
     """``(tool name, errors)`` of a tools/call's arguments against the listed inputSchema.
 
@@ -261,23 +284,8 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     validating (no verdict to make, or the one kept for this request, schema and dialect).
     """
     params = request.params if request is not None else None
-    if type(params) is dict:  # the usual call: arguments the listed schema's acceptor vouches for
-        name = params.get("name")
-        tool = session.tools.tools.get(name) if type(name) is str else None
-        if type(tool) is dict:
-            schema = tool.get("inputSchema")
-            kept = _ARGUMENTS.get(id(request))
-            if kept is not None and kept[0] is request and kept[1] is schema and kept[2] is None:
-                return name, []  # (accepted by TL008: the answer's rules ask again)
-            listed = session.state.get(ListedSchemas)  # (ListedSchemas.peek inline)
-            seen = listed.get(id(schema)) if listed else None
-            if seen is not None and seen[0] is schema and seen[2] is not None \
-                    and seen[2](params.get("arguments", _NO_ARGUMENTS)):
-                if not known_only:
-                    if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
-                        _ARGUMENTS.clear()
-                    _ARGUMENTS[id(request)] = (request, schema, None, [])  # None: whatever the dialect
-                return name, []
+    if type(params) is dict and vouched(session, request, params, params.get("name"), not known_only):
+        return params["name"], []  # the usual call: arguments the listed schema's acceptor vouches for
     name, tool = called_tool(session, request)
     schema = tool.get("inputSchema") if tool is not None else None
     params = params_of(request)
@@ -295,6 +303,20 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
         _ARGUMENTS.clear()
     _ARGUMENTS[id(request)] = (request, schema, dialect, errors)
     return name, errors
+
+
+@feature("odd-call", Kind.REQUEST, "tools/call")
+def plain_call(record) -> bool:
+    """A client's tools/call that neither TL008 nor HX007 (which require the feature "odd-call")
+    can report: it names a tool of the session's list (HX007) whose listed inputSchema's acceptor
+    vouches for its arguments (TL008: :func:`vouched`, the verdict kept for the answer as TL008
+    keeps it)."""
+    params = record.params
+    if type(params) is not dict or record.direction is not Direction.C2S:
+        return False
+    name = params.get("name")
+    session = record.session
+    return type(name) is str and name in session.tools.names and vouched(session, record, params, name)
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -667,6 +689,7 @@ class ArgumentsViolateInputSchema(Rule):
     party = "client"
     kinds = frozenset({Kind.REQUEST})
     methods = _CALL
+    requires = frozenset({"odd-call"})  # not called on a call plain_call() finds clean
     awaits = classmethod(after_listing)
     hint = "Send arguments that validate against the tool's inputSchema from tools/list."
 
