@@ -135,12 +135,28 @@ _NONE_CLOSED: frozenset[str] = frozenset()
 _CLOSED_BY = Bounded(256)  # the server's capabilities as JSON text -> its plan facts: servers declare alike
 
 
+#: the capabilities object serialized last and its JSON text (a handshake's are serialized for
+#: CAP006's clean test and for the closed gates; the reference keeps the object's id unique)
+_LAST_TEXT: tuple = (None, b"")
+
+
+def caps_text(caps: Any) -> bytes:
+    """``orjson.dumps(caps)`` (raises TypeError as it does), once for the same object in a row."""
+    global _LAST_TEXT
+    last = _LAST_TEXT
+    if last[0] is caps:
+        return last[1]
+    text = orjson.dumps(caps)
+    _LAST_TEXT = (caps, text)
+    return text
+
+
 def closed_facts(caps: Any) -> frozenset[str]:
     """The plan facts of the server-side gates that the server's ``caps`` close (none while unknown)."""
     if not isinstance(caps, dict):
         return _NONE_CLOSED
     try:
-        key = orjson.dumps(caps)
+        key = caps_text(caps)
     except TypeError:
         key = None
     facts = _CLOSED_BY.get(key)
@@ -152,6 +168,12 @@ def closed_facts(caps: Any) -> frozenset[str]:
     return facts
 
 
+def close_gates(session) -> None:
+    """Make the methods whose gate the server's capabilities close the session's plan facts (after
+    a result to initialize or server/discover: :class:`ClosedGates`)."""
+    set_plan_facts(session, _CLOSED, closed_facts(session.server_caps))
+
+
 @tracker
 class ClosedGates(Tracker):
     """Keeps the methods whose gate the server's capabilities close as plan facts, so that the rules
@@ -161,13 +183,15 @@ class ClosedGates(Tracker):
     method, i.e. a capabilities object of the gate's side that leaves the gate closed. The analyzer
     sets the server's capabilities only when it commits a result matched to an initialize or
     server/discover request (``effective_method`` names these), and the facts are made anew after
-    each. (The client's side changes with every 2026-07-28 request: its gates are not facts.)"""
+    each: here for server/discover, by ``lifecycle.HandshakeVersions`` (:func:`close_gates`) for
+    initialize, whose results it commits anyway. (The client's side changes with every 2026-07-28
+    request: its gates are not facts.)"""
 
     kinds = frozenset({Kind.RESULT})
-    methods = frozenset({"initialize", "server/discover"})
+    methods = frozenset({"server/discover"})
 
     def commit(self, record, session):
-        set_plan_facts(session, _CLOSED, closed_facts(session.server_caps))
+        close_gates(session)
 
 
 class GateRule(Rule):
@@ -447,7 +471,7 @@ def known_clean(caps: Any, side: str, version: Any) -> bool:
     """Whether CAP006 found ``caps`` of ``side`` clean before, declared with the protocolVersion
     ``version`` (so that it would find nothing in them now)."""
     try:
-        return (side, version if isinstance(version, str) else None, orjson.dumps(caps)) in _CLEAN_CAPS
+        return (side, version if isinstance(version, str) else None, caps_text(caps)) in _CLEAN_CAPS
     except TypeError:
         return False
 

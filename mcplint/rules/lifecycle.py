@@ -29,7 +29,7 @@ from mcplint.rules._base import (
     tracker,
     where,
 )
-from mcplint.rules.capabilities import known_clean
+from mcplint.rules.capabilities import close_gates, known_clean
 
 C2S, S2C = Direction.C2S, Direction.S2C
 #: the features of a handshake message its rules require (:func:`plain_initialize`, :func:`plain_initialize_result`)
@@ -434,7 +434,8 @@ _YES, _NO = frozenset({_UNSUPPORTED}), frozenset()
 class HandshakeVersions(Tracker):
     """Keeps "the server chose a version the client cannot support" as a plan fact (LC012 waits
     for it), and the versions each server of the file echoed (LC011 reads them; it is not called
-    where the version was echoed: :func:`plain_initialize_result`).
+    where the version was echoed: :func:`plain_initialize_result`). It also makes the plan facts
+    of the gates the server's capabilities close (``capabilities.ClosedGates``, one commit for both).
 
     The verdict depends on ``session.init_request`` and ``init_response`` only, and LC012 runs in
     the phases after a successful handshake only: the analyzer enters them when it commits a result
@@ -446,6 +447,7 @@ class HandshakeVersions(Tracker):
 
     def commit(self, record, session):
         set_plan_facts(session, _UNSUPPORTED, _YES if _unsupported(*_versions(session)) else _NO)
+        close_gates(session)
         known = protocol.nearest_known(record.revision, session.modern)  # (Engine.applies of LC011)
         if known in protocol.LEGACY if known is not None else not session.modern:
             negotiated = _negotiated(record)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mcplint import protocol
 from mcplint.model import Kind, Record, Severity, id_key
-from mcplint.rules._base import REQUESTS, RESPONSES, Rule, fmt_id, params_of, result_of, rule
+from mcplint.rules._base import REQUESTS, RESPONSES, Rule, fmt_id, params_of, rule
 from mcplint.rules._feature_helpers import error_code, error_message
 
 _BEHAVIOR = "basic/utilities/ping §Behavior Requirements"
@@ -38,18 +38,21 @@ class PingResponseNotEmpty(Rule):
     hint = 'Answer every ping with {"jsonrpc":"2.0","id":<same id>,"result":{}}, before and after initialization.'
 
     def check(self, record, session):
+        msg = record.msg
+        result = msg.get("result") if record.kind is not Kind.ERROR else None
+        if type(result) is dict and (not result or len(result) == 1 and "_meta" in result):
+            return ()  # the usual answer, {}
         related = [(record.request, "ping")]
         if record.kind is Kind.ERROR:
             code = error_code(record)
-            yield self.report(record, f"Ping was answered with error {fmt_id(code)} "
-                                      f"({error_message(record) or 'no message'}) instead of an empty result",
-                              related=related)
-            return
-        result = result_of(record)
+            return [self.report(record, f"Ping was answered with error {fmt_id(code)} "
+                                        f"({error_message(record) or 'no message'}) instead of an empty result",
+                                related=related)]
         extra = sorted(k for k in result if k != "_meta") if isinstance(result, dict) else []
         if extra:
-            yield self.report(record, f"Ping result is not empty: it carries {', '.join(map(repr, extra[:5]))}",
-                              severity=Severity.WARNING, related=related)
+            return [self.report(record, f"Ping result is not empty: it carries {', '.join(map(repr, extra[:5]))}",
+                                severity=Severity.WARNING, related=related)]
+        return ()
 
 
 @rule
@@ -64,10 +67,14 @@ class PingWithParams(Rule):
     hint = 'Send ping without params: {"jsonrpc":"2.0","id":1,"method":"ping"}.'
 
     def check(self, record, session):
+        params = record.params
+        if params is None:
+            return ()  # the usual ping
         extra = sorted(k for k in params_of(record) if k != "_meta")
         if extra:
-            yield self.report(record, f"Ping carries params {', '.join(map(repr, extra[:5]))}; a ping has no "
-                                      "parameters (only _meta is allowed) and the receiver ignores them")
+            return [self.report(record, f"Ping carries params {', '.join(map(repr, extra[:5]))}; a ping has no "
+                                        "parameters (only _meta is allowed) and the receiver ignores them")]
+        return ()
 
 
 @rule
