@@ -788,3 +788,16 @@ def test_plain_call_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
     assert found == {(6, "TL008"), (8, "TL008"), (10, "HX007"), (12, "TL008")}
     assert {line for line, plain in verdicts.items() if plain} == {4}
     assert set(verdicts) == {4, 6, 8, 10, 12, 14}
+
+
+def test_kept_argument_verdicts_hold_no_record():
+    """The verdicts TL008 keeps for the answer (tools._ARGUMENTS) name a request by its address and
+    arrival number: a record kept there would outlive its session (the garbage collector walked
+    every one of them on every collection)."""
+    from mcplint.model import Record
+    from mcplint.rules import tools
+
+    text = listing("2025-06-18", [ADD]) + call(2, "add", {"a": 1}, {"content": []}) + call(3, "add", {}, {"content": []})
+    run_transcript(text)
+    kept = [value for entry in tools._ARGUMENTS.values() for value in entry]
+    assert kept and not any(isinstance(value, Record) for value in kept)

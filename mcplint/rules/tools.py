@@ -244,10 +244,13 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
     return "; ".join(shown) + more
 
 
-#: id(tools/call request) -> (request, inputSchema, dialect, errors): the verdict TL008 found, which
+#: id(tools/call request) -> (its seq, inputSchema, dialect, errors): the verdict TL008 found, which
 #: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object (dialect
 #: None: arguments its acceptor vouched for); emptied when full (answers follow their calls
-#: closely: a verdict forgotten is only made again)
+#: closely: a verdict forgotten is only made again). The request's arrival number tells it from a
+#: later one at the same address (the schema, kept, has its own): a request kept here would outlive
+#: its session, and the garbage collector would walk all of them, and their messages, again and
+#: again (about 4.7k instructions per record on the small shape)
 _ARGUMENTS: dict[int, tuple] = {}
 _ARGUMENTS_KEPT = 256
 _NO_ARGUMENTS: dict = {}
@@ -262,7 +265,7 @@ def vouched(session, request, params: dict, name: Any, keep: bool = True) -> boo
         return False
     schema = tool.get("inputSchema")
     kept = _ARGUMENTS.get(id(request))
-    if kept is not None and kept[0] is request and kept[1] is schema and kept[2] is None:
+    if kept is not None and kept[0] == request.seq and kept[1] is schema and kept[2] is None:
         return True  # (accepted by TL008 or plain_call: the answer's rules ask again)
     listed = session.state.get(ListedSchemas)  # (ListedSchemas.peek inline)
     seen = listed.get(id(schema)) if listed else None
@@ -272,7 +275,7 @@ def vouched(session, request, params: dict, name: Any, keep: bool = True) -> boo
     if keep:
         if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
             _ARGUMENTS.clear()
-        _ARGUMENTS[id(request)] = (request, schema, None, [])  # None: whatever the dialect
+        _ARGUMENTS[id(request)] = (request.seq, schema, None, [])  # None: whatever the dialect
     return True
 
 
@@ -294,14 +297,14 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
         return name, None
     dialect = default_dialect(revision)  # all the verdict takes of the revision (schema_key)
     kept = _ARGUMENTS.get(id(request))
-    if kept is not None and kept[0] is request and kept[1] is schema and kept[2] == dialect:
+    if kept is not None and kept[0] == request.seq and kept[1] is schema and kept[2] == dialect:
         return name, kept[3]
     if known_only:
         return name, ...
     errors = instance_errors(schema, arguments, revision, session)
     if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
         _ARGUMENTS.clear()
-    _ARGUMENTS[id(request)] = (request, schema, dialect, errors)
+    _ARGUMENTS[id(request)] = (request.seq, schema, dialect, errors)
     return name, errors
 
 
