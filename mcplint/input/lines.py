@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import IO, Any
 
-from mcplint.input.literal_scan import block_signs
+from mcplint.input.literal_scan import MAX_SCAN, block_signs, signs
 from mcplint.input.parse import Frame
 from mcplint.model import Kind
 
@@ -49,7 +49,7 @@ class Lines:
         self._read = getattr(stream, "read1", None) or stream.read
         self.max_bytes = max_bytes
         self._read_on = self._read_batches()
-        self._kept: list[Batch] = []  # batches read by head(), not yet iterated
+        self._kept: list[_Read] = []  # blocks read by head(), not yet iterated
 
     def head(self, lines: int, size: int) -> list[tuple[bytes, Cut | bool]]:
         """The first ``lines`` lines, or as many as reach ``size`` bytes (fewer at the end)."""
@@ -63,8 +63,8 @@ class Lines:
                     return out
         return out
 
-    def _peeked(self) -> Iterator[Batch]:
-        """The batches read so far, then new ones, each kept for iteration."""
+    def _peeked(self) -> Iterator[_Read]:
+        """The blocks read so far, then new ones, each kept for iteration."""
         yield from self._kept
         for batch in self._read_on:
             self._kept.append(batch)
@@ -83,8 +83,12 @@ class Lines:
         """The lines not yet taken, a block at a time: ``(lines, cuts, signs)``, where ``cuts`` is
         None when no line of the block was cut (else each line's ``cut``) and ``signs`` holds each
         line's secret-scan literals (None for a cut line), found with one scan of the block."""
-        for lines, cuts, _ in self.blocks():
-            found = block_signs(lines)
+        for lines, cuts, joined in self._blocks():
+            if joined is None:
+                found = block_signs(lines)
+            else:  # the lines after the first as read, joined: no need to join them again
+                found = block_signs(lines[1:], joined)
+                found.insert(0, None if len(lines[0]) > MAX_SCAN else signs(lines[0]))
             if cuts is not None:
                 for i, cut in enumerate(cuts):
                     if cut:
@@ -94,11 +98,17 @@ class Lines:
     def blocks(self) -> Iterator[Batch]:
         """The lines not yet taken, a block at a time, without their signs (``(lines, cuts, None)``):
         for a reader whose messages are not the lines themselves."""
+        for lines, cuts, _ in self._blocks():
+            yield lines, cuts, None
+
+    def _blocks(self) -> Iterator[_Read]:
         kept, self._kept = self._kept, []
         yield from kept
         yield from self._read_on
 
-    def _read_batches(self) -> Iterator[Batch]:
+    def _read_batches(self) -> Iterator[_Read]:
+        """The blocks of lines as read: ``(lines, cuts, joined)``, ``joined`` being the lines after
+        the first joined by newlines (a slice of the block) when the reader has them, else None."""
         read, limit = self._read, self.max_bytes
         parts: list[bytes] = []  # the start of a line that goes on beyond the blocks read so far
         size = 0  # its length so far
@@ -123,6 +133,7 @@ class Lines:
                 line, cut = self._line(line)
                 lines, cuts = [line], [cut] if cut else None
             last = block.rfind(b"\n")
+            joined = None  # the lines after the first, joined by newlines
             if last > first:
                 body = block[first + 1:last]
                 more = body.split(b"\n")
@@ -136,13 +147,14 @@ class Lines:
                         cuts = None
                 else:
                     lines += more
+                    joined = body
                     if cuts is not None:
                         cuts += [False] * len(more)
             rest = block[last + 1:]
             parts, size, cut_head = [rest] if rest else [], len(rest), None
             if size > limit:
                 cut_head, parts = rest[:CUT_HEAD_BYTES], []
-            yield lines, cuts, None
+            yield lines, cuts, joined
         if cut_head is not None:  # the last line, without a newline
             yield [cut_head], [Cut(size, limit)], None
         elif parts:
@@ -157,10 +169,13 @@ class Lines:
 #: A block of :class:`Lines`: its lines, their cuts (None: none cut) and their secret-scan literals
 #: (None until :meth:`Lines.batches` scans the block: readers of other formats never need them)
 Batch = tuple[list[bytes], "list[Cut | bool] | None", list[int | None]]
+#: A block as :class:`Lines` reads it: its lines, their cuts, and the lines after the first joined
+#: by newlines, when the block had them so (for :func:`block_signs`), else None
+_Read = tuple[list[bytes], "list[Cut | bool] | None", bytes | None]
 
 
-def _pairs(batch: Batch) -> Iterator[tuple[bytes, Cut | bool]]:
-    lines, cuts, _ = batch
+def _pairs(batch: Batch | _Read) -> Iterator[tuple[bytes, Cut | bool]]:
+    lines, cuts = batch[0], batch[1]
     return zip(lines, cuts if cuts is not None else itertools.repeat(False))
 
 
