@@ -369,7 +369,9 @@ class ListChangeWithoutNotification(Rule):
             return ()
         method = record.method  # (record.effective_method inline)
         feature = _BY_METHOD[method if method is not None else record.request.method]
-        listings = session.state_for(self)
+        listings = session.state.get(_HX008_STATE)  # (Session.state_for inline)
+        if listings is None:
+            listings = session.state[_HX008_STATE] = {}
         listing = listings.get(feature.name)
         if listing is None:
             listing = listings[feature.name] = Listing()
@@ -394,9 +396,11 @@ class ListChangeWithoutNotification(Rule):
         return found
 
     def finish(self, session):
-        for listing in session.kept_state(self).values():
-            if listing.suspect is not None:  # (most sessions have none: no generator for them)
-                return self._suspects(session.kept_state(self))
+        listings = session.state.get(_HX008_STATE)  # (Session.kept_state inline)
+        if listings:
+            for listing in listings.values():
+                if listing.suspect is not None:  # (most sessions have none: no generator for them)
+                    return self._suspects(listings)
         return ()
 
     def _suspects(self, listings: dict):
@@ -461,6 +465,9 @@ class ListChangeWithoutNotification(Rule):
                                    f"{feature.notification} was sent",
                            related=[(earlier, f"previous {feature.list_method} result")],
                            spec=f"server/{feature.name} §List Changed Notification")
+
+
+_HX008_STATE = ListChangeWithoutNotification.__name__  # its key in Session.state
 
 
 # -- HX009 retry-storm ----------------------------------------------------------------------------

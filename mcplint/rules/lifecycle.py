@@ -598,13 +598,13 @@ def plain_initialize_result(record: Record) -> bool:
     feature "odd-initialize-result") can report, by their tests: a well-formed result (LC004); the
     requested version echoed (LC011: :class:`HandshakeVersions` notes it, as LC011 did); capabilities
     that CAP006 found clean before (CAP006). Any other sender is left to the rules."""
-    msg = record.msg
+    msg, request = record.msg, record.request
     result = msg.get("result")
-    if record.direction is not S2C or not isinstance(result, dict):
+    if record.direction is not S2C or not isinstance(result, dict) or request is None:
         return False
     if not _well_formed(result, "serverInfo"):
         return False
     answered = result["protocolVersion"]
-    if params_of(record.request).get("protocolVersion") != answered:
+    if params_of(request).get("protocolVersion") != answered:
         return False
     return known_clean(result["capabilities"], "server", answered)
