@@ -99,8 +99,11 @@ def plain_log(record: Record) -> bool:
     level name (LG002) and a ``data`` member (LG005), on a line without any literal that LG006's
     patterns need (:func:`might_hold_log_secret`)."""
     params = record.params
-    return type(params) is dict and "data" in params and is_level(params.get("level")) \
-        and not (is_log(record) and might_hold_log_secret(record.data, record.signs))
+    if type(params) is not dict or "data" not in params:
+        return False
+    level = params.get("level")  # (is_level() and is_log() inline: the method is MESSAGE)
+    return type(level) is str and level in RANK \
+        and (record.direction is not Direction.S2C or not might_hold_log_secret(record.data, record.signs))
 
 
 _LEVEL_SET = "logging:level-set"
