@@ -494,6 +494,44 @@ def test_schema_rules_skip_methods_nothing_judges_but_not_an_unknown_revision():
                               "Result of tools/call: result.content[0].text must be a string, not an integer"]
 
 
+_COMMON = [("notification", "notifications/progress", _PROGRESS),
+           ("notification", "notifications/message", {"level": "info", "logger": "l", "data": "x"}),
+           ("request", "tools/call", {"name": "t", "arguments": {"a": 1}, "_meta": {"progressToken": 7}}),
+           ("request", "ping", None),
+           ("result", "tools/call", {**_TEXT, "isError": False}),
+           ("result", "ping", {})]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_plain_shape_features_skip_only_records_the_rules_pass(data):
+    """SV001-SV003 require the features "odd-request-params", "odd-notification-params" and
+    "odd-result": on mutated params and results of common methods, they find what they find when
+    they are called on every record."""
+    from mcplint.rules.schema import NotificationParamsSchema, RequestParamsSchema, ResultSchema
+
+    kind, method, value = data.draw(st.sampled_from(_COMMON))
+    value = _mutate(value, data) if data.draw(st.booleans()) or value is None else value
+    version = data.draw(st.sampled_from(["2025-06-18", "2025-11-25"]))
+    if kind == "notification":
+        body = {"jsonrpc": "2.0", "method": method} | ({} if value is None else {"params": value})
+        text = init(version) + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": 1}}) + line("S→C", body)
+    elif kind == "request":
+        text = init(version) + req(1, method, value)
+    else:
+        text = init(version) + req(1, method, {"name": "t"} if method == "tools/call" else None) + res(1, value)
+    pruned = messages(text)
+    rules = (RequestParamsSchema, NotificationParamsSchema, ResultSchema)
+    needed = [cls.requires for cls in rules]
+    try:
+        for cls in rules:
+            cls.requires = frozenset()
+        assert messages(text) == pruned
+    finally:
+        for cls, requires in zip(rules, needed):
+            cls.requires = requires
+
+
 def test_params_required_but_absent_are_still_reported():
     text = init("2025-11-25") + req(1, "tools/call") + req(2, "resources/read")
     assert messages(text) == ["tools/call: params is required but missing",

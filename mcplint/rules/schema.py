@@ -10,7 +10,9 @@ revision does not know yet, ...) are judged by their own rules.
 
 Most values never reach pydantic: a plain-Python acceptor compiled from the same schema
 (:mod:`mcplint.rules._shapes`) settles the everyday ones (:func:`acceptor`), and only what it
-cannot vouch for is validated (and explained).
+cannot vouch for is validated (and explained). The engine runs it as the clean test of the
+features the rules require (:func:`plain_request`, :func:`plain_notification`,
+:func:`plain_result`): a record it vouches for calls no SV rule at all.
 
 The package lacks ``tasks/*`` (2025-11-25): those methods, and task-augmented results, are left
 to the task rules. Validation errors that a more specific rule already reports are not repeated:
@@ -36,6 +38,7 @@ from mcplint.rules._base import (
     REQUESTS,
     Rule,
     error_of,
+    feature,
     fmt_id,
     result_of,
     rule,
@@ -618,6 +621,63 @@ def judge(kind: str, method: str, revision: str) -> Judge | None:
     return entry
 
 
+# -- the common case, tested by the engine --------------------------------------------------
+def _shaped(kind: str, methods: frozenset[str]) -> list[str]:
+    """The methods whose ``kind`` payloads an SV rule may judge: not judged whole by another rule
+    (whatever is registered: a feature may hold needlessly, never wrongly), no task methods (the
+    wire types lack them)."""
+    whole = {m for o in OWNED if o.kind == kind and o.path == () and o.methods for m in o.methods}
+    return sorted(m for m in methods if m not in whole and "tasks/" not in m)
+
+
+def plain_params(kind: str):
+    """The clean test of the feature of ``kind`` ("request" or "notification") params: params
+    that :func:`acceptor` surely accepts, or none where none are due (the message lacks them or
+    holds null: JR007). SV001/SV002 find nothing there (:func:`validate` accepts what the acceptor
+    accepts), so the engine keeps them out of the plan with one test instead of a rule call."""
+    accepting = _acceptors[kind]
+
+    def plain(record) -> bool:
+        revision = record.revision or newest(record.session.modern)
+        try:
+            sure = accepting[record.method][revision]
+        except KeyError:
+            sure = acceptor(kind, record.method, revision)
+        if sure is None:
+            return False
+        params = record.params
+        return sure[0](params) if type(params) is dict else params is None and not sure[1]
+    return plain
+
+
+plain_request = feature("odd-request-params", Kind.REQUEST,
+                        *_shaped("request", protocol.REQUEST_METHODS))(plain_params("request"))
+plain_notification = feature("odd-notification-params", Kind.NOTIFICATION,
+                             *_shaped("notification", protocol.NOTIFICATION_METHODS))(plain_params("notification"))
+_ACCEPTING_RESULTS = _acceptors["result"]
+
+
+@feature("odd-result", Kind.RESULT, *_shaped("result", protocol.REQUEST_METHODS))
+def plain_result(record) -> bool:
+    """A result object that :func:`acceptor` of its request's method surely accepts (for the
+    :data:`VERBATIM` methods: whose exact text was found clean before), where SV003 finds nothing."""
+    request, msg = record.request, record.msg
+    result = msg.get("result") if type(msg) is dict else None
+    if request is None or type(result) is not dict:
+        return False
+    method = request.method
+    revision = record.revision or newest(record.session.modern)
+    try:
+        sure = _ACCEPTING_RESULTS[method][revision]
+    except KeyError:
+        sure = acceptor("result", method, revision)
+    if sure is None:
+        return False
+    if method not in VERBATIM:
+        return sure[0](result)
+    return _verbatim.get((id(sure[2]), _RESULT, result_text(record))) == ()
+
+
 # -- the rules ------------------------------------------------------------------------------
 class SchemaRule(Rule):
     """Shared reporting of SV001-SV003: one finding per issue, capped per message.
@@ -627,8 +687,6 @@ class SchemaRule(Rule):
 
     severity, level = Severity.ERROR, "SCHEMA"
     surface_kind: str
-    #: method -> revision -> :func:`acceptor` of ``surface_kind`` (one of ``_acceptors``)
-    accepting: dict[str, dict[str, tuple | None]]
 
     def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
         raise NotImplementedError
@@ -641,7 +699,7 @@ class SchemaRule(Rule):
         return method is not None and judge(cls.surface_kind, method, revision or newest(modern)) is not None
 
     def check(self, record, session):
-        """Findings of the issues :meth:`issues_of` finds (the rules' fast paths come first)."""
+        """Findings of the issues :meth:`issues_of` finds."""
         found = self.issues_of(record, session)
         if not found or not found[2]:
             return ()
@@ -665,16 +723,6 @@ class SchemaRule(Rule):
 class ParamsSchemaRule(SchemaRule):
     """SV001/SV002: params of a request or notification."""
 
-    def check(self, record, session):
-        try:
-            sure = self.accepting[record.method][record.revision or newest(session.modern)]
-        except KeyError:
-            sure = acceptor(self.surface_kind, record.method, record.revision or newest(session.modern))
-        params = record.params
-        if sure is not None and (sure[0](params) if type(params) is dict else params is None and not sure[1]):
-            return ()  # the usual case: params surely accepted, or none where none are due
-        return SchemaRule.check(self, record, session)
-
     def issues_of(self, record, session) -> tuple[str, str, list[Issue]] | None:
         method = record.method
         if method is None or "params" in record.msg and not isinstance(record.params, dict):
@@ -697,7 +745,7 @@ class RequestParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = REQUESTS
     surface_kind = "request"
-    accepting = _acceptors["request"]
+    requires = frozenset({"odd-request-params"})  # not called where plain_request() holds
     hint = "Send the params the method's definition requires, with the types it names."
 
 
@@ -709,7 +757,7 @@ class NotificationParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = NOTIFICATIONS
     surface_kind = "notification"
-    accepting = _acceptors["notification"]
+    requires = frozenset({"odd-notification-params"})  # not called where plain_notification() holds
     hint = "Send the params the notification's definition requires, with the types it names."
 
 
@@ -726,24 +774,8 @@ class ResultSchema(SchemaRule):
     spec = _SCHEMA
     kinds = frozenset({Kind.RESULT})
     surface_kind = "result"
-    accepting = _acceptors["result"]
+    requires = frozenset({"odd-result"})  # not called where plain_result() holds
     hint = "Return the result the request's method defines (see the schema of the revision in effect)."
-
-    def check(self, record, session):
-        request, msg = record.request, record.msg
-        result = msg.get("result") if type(msg) is dict else None
-        if request is not None and type(result) is dict:
-            try:
-                sure = self.accepting[request.method][record.revision or newest(session.modern)]
-            except KeyError:
-                sure = acceptor("result", request.method, record.revision or newest(session.modern))
-            if sure is not None:  # the usual case: surely accepted (whatever the gates below say)
-                if request.method not in VERBATIM:
-                    if sure[0](result):
-                        return ()
-                elif _verbatim.get((id(sure[2]), _RESULT, result_text(record))) == ():
-                    return ()  # a catalog text validated clean before
-        return SchemaRule.check(self, record, session)
 
     def issues_of(self, record, session):
         request = record.request
