@@ -132,6 +132,9 @@ class _Compiler:
             self.defs.setdefault(node["ref"], node)
         if kind == "any":
             return "True"
+        types = _types(node) if kind in ("nullable", "union") else None
+        if types is not None and len(types) > 1:  # (str or null, str or int...): one test in C
+            return f"type({x}) in {self.const(frozenset(types))}"
         if kind == "bool":
             return f"type({x}) is bool"
         if kind == "str":
@@ -218,7 +221,8 @@ class _Compiler:
             y = self.fresh("x")
             judged = self.expr(schema["schema"] if optional_field else schema, y)
             if judged != "True":  # the member's value is bound where the expression first reads it
-                judged = re.sub(rf"\b{y}\b", f"({y} := {x}[{key!r}])", judged, count=1)
+                once = len(re.findall(rf"\b{y}\b", judged)) == 1  # (read only there: no binding)
+                judged = re.sub(rf"\b{y}\b", f"{x}[{key!r}]" if once else f"({y} := {x}[{key!r}])", judged, count=1)
             if not optional_field:
                 count += 1
                 if known and key == "type" and schema == {"type": "literal", "expected": [known[1]]}:
@@ -304,7 +308,7 @@ def acceptor(core_schema: dict):
             continue
         except (Unsupported, KeyError, TypeError, AttributeError, ValueError):
             return None
-        compiler.lines.append(f"def accepts(v):\n    d = 0\n    return {body}")
+        compiler.lines.append(f"def accepts(v):\n    {'d = 0; ' if depth else ''}return {body}")
         namespace = dict(compiler.names)
         exec(compile("\n".join(compiler.lines), "<acceptor>", "exec"), namespace)  # noqa: S102
         return namespace["accepts"]
