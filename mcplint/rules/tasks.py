@@ -382,10 +382,13 @@ class TaskTracker(Tracker):
             method = request.method
             if method == "tools/list":
                 self._tools_page(record, session)
-            if method not in TASK_METHODS and not shows_task(record):
-                facts = session.state.get(TaskTracker)
-                if facts is None or not (facts.ops or facts.overlaps):
-                    return
+            if method not in TASK_METHODS:
+                msg = record.msg
+                result = msg.get("result") if type(msg) is dict else None
+                if type(result) is not dict or "task" not in result:  # (not shows_task(record), inline)
+                    facts = session.state.get(TaskTracker)
+                    if facts is None or not (facts.ops or facts.overlaps):
+                        return
         if record.revision != protocol.V2025_11_25 or record.direction is None:
             return
         facts: TaskFacts = self.of(session)
