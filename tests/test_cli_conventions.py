@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from mcplint.cli import main
 from mcplint.commands import common as cli_common
-from mcplint.config.files import Config
+from mcplint.config.models import Config
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 ONE_ERROR = SAMPLES / "notification-with-id.mcplog"  # JR008 at line 10, nothing else

@@ -93,3 +93,49 @@ def test_config_flag_and_protocol_version(project):
     capture.write_text('C→S {"jsonrpc":"2.0","id":5,"method":"tools/list"}\nS→C {"jsonrpc":"2.0","id":5,"result":{"tools":[]}}\n')
     result = CliRunner().invoke(main, ["check", "--config", str(other), str(capture)])
     assert result.exit_code == 0 and result.output.startswith("All checks passed")
+
+
+def test_the_defaults_without_a_file_are_the_models_defaults():
+    """A run that finds no file reads ``files.Defaults`` (pydantic is not imported for it): the same
+    keys, in the same order, with the same values as an empty file's ``models.Config()``."""
+    from mcplint.config.files import SETTING_KEYS, Defaults
+    from mcplint.config.models import Config
+
+    assert SETTING_KEYS == tuple(key for key in Config.model_fields if key != "redact")
+    defaults, empty = Defaults(), Config()
+    assert {key: getattr(defaults, key) for key in SETTING_KEYS} == {key: getattr(empty, key) for key in SETTING_KEYS}
+    assert defaults.redact == empty.redact and defaults.model_fields_set == empty.model_fields_set
+
+
+_IMPORTS = r'''
+import sys
+from mcplint.cli import main
+sys.argv = ["mcplint", "check", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print("pydantic" in sys.modules)
+'''
+
+
+def test_check_without_a_configuration_does_not_import_pydantic(tmp_path):
+    """Start-up (issue 16): pydantic costs about a third of ``check``'s start; it is imported only
+    to validate a configuration file (or rule options), or by the wire types a cold cache builds."""
+    import os
+    import subprocess
+    import sys
+
+    capture = tmp_path / "a.jsonl"
+    capture.write_text('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n')
+    env = dict(os.environ, MCPLINT_CACHE_DIR=str(tmp_path / "cache"))
+
+    def imported(*args: str) -> bool:
+        out = subprocess.run([sys.executable, "-c", _IMPORTS, *args], capture_output=True, text=True, env=env,
+                             cwd=tmp_path, check=True)
+        return out.stdout.splitlines()[-1] == "True"
+
+    imported(str(capture))  # warms the wire-schema cache
+    assert not imported(str(capture))
+    (tmp_path / "mcplint.toml").write_text('[rules.JR022]\nmax-length = 10\n')
+    assert imported(str(capture))

@@ -12,6 +12,7 @@ import pytest
 from mcplint.analysis.engine import Engine
 from mcplint.config.settings import configure
 from mcplint.rules import all_rules, load
+from mcplint.rules._base import options_model
 from tests.ruledocs import RULES_DIR, parse_page, run_example
 
 REGISTRY = load()
@@ -59,7 +60,7 @@ def _examples():
 def test_rule_examples(code, example):
     engine = ENGINE
     if example.options:  # the example runs with options of the page's rule
-        options = REGISTRY[code].Options.model_validate(example.options).model_dump()
+        options = options_model(REGISTRY[code].Options).model_validate(example.options).model_dump()
         engine = Engine(configure(all_rules(), {code: options}))
     findings = run_example(example, engine)
     watched = example.codes | {code}

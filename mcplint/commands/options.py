@@ -11,7 +11,7 @@ import click
 from mcplint import protocol
 from mcplint.api import InputError, LintOptions, lint_paths
 from mcplint.commands.common import fail, input_paths, say, split_list
-from mcplint.config.files import Config, ConfigError, Loaded
+from mcplint.config.files import ConfigError, Defaults, Loaded
 from mcplint.config.files import load as load_config
 from mcplint.config.settings import Settings, resolve_settings
 from mcplint.input.readers import FORMATS
@@ -61,7 +61,7 @@ class Inputs:
             if key in given:
                 given[key] = split_list(given[key])
         try:
-            loaded = Loaded(Config(), None) if self.isolated else load_config(self.config_file)
+            loaded = Loaded(Defaults(), None) if self.isolated else load_config(self.config_file)
             settings = resolve_settings(
                 loaded, origins=origins, protocol_version=self.protocol_version,
                 exclude=split_list(self.exclude) or None, extend_exclude=split_list(self.extend_exclude),

@@ -2,25 +2,25 @@
 
 The file is found from the working directory upwards: the first directory holding
 ``mcplint.toml``, ``.mcplint.toml`` or a ``pyproject.toml`` *with* a ``[tool.mcplint]`` table
-wins (in that order inside one directory). Contents are validated with pydantic: an unknown
-key or a bad value is a :class:`ConfigError` that names the key path
-(``tool.mcplint.redact.kep: unknown key``), and the command exits with status 2.
+wins (in that order inside one directory). Contents are validated with pydantic
+(:mod:`mcplint.config.models`): an unknown key or a bad value is a :class:`ConfigError` that names
+the key path (``tool.mcplint.redact.kep: unknown key``), and the command exits with status 2.
 
 Top-level keys are the lint and file-discovery settings (``select``, ``exclude``...); the
 ``redact`` section holds user rules for ``mcplint redact``. Add a key by adding a field to
-:class:`Config`; ``mcplint check --show-settings`` lists every key with where its value came from.
+``models.Config`` and its default to :class:`Defaults`; ``mcplint check --show-settings`` lists
+every key with where its value came from.
 """
 
 from __future__ import annotations
 
-import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+if TYPE_CHECKING:
+    from mcplint.config.models import Config
 
 FILE_NAMES = ("mcplint.toml", ".mcplint.toml", "pyproject.toml")
 
@@ -29,140 +29,43 @@ class ConfigError(Exception):
     """A configuration file that cannot be used; the message names file and key path."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+@dataclass(frozen=True)
+class Defaults:
+    """What ``models.Config()`` holds, without importing pydantic: the configuration of a run that
+    found no file (most runs; a test holds the two equal)."""
 
-
-_REPEATS = tuple(op for op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, getattr(sre_parse, "POSSESSIVE_REPEAT", None))
-                 if op is not None)
-
-
-def _nested_quantifier(pattern: str) -> bool:
-    """True when a repeat sits inside another repeat and either is unbounded (``(a+)+``)."""
-
-    def walk(items, outer: str | None) -> bool:
-        for op, arg in items:
-            if op in _REPEATS:
-                unbounded = arg[1] == sre_parse.MAXREPEAT
-                if outer is not None and (unbounded or outer == "unbounded"):
-                    return True
-                if walk(arg[2], "unbounded" if unbounded or outer == "unbounded" else "bounded"):
-                    return True
-            elif ((op == sre_parse.SUBPATTERN and walk(arg[-1], outer))
-                  or (op == sre_parse.BRANCH and any(walk(branch, outer) for branch in arg[1]))
-                  or (op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT) and walk(arg[1], outer))):
-                return True
-        return False
-
-    return walk(sre_parse.parse(pattern), None)
-
-
-def _check_regex(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression: {exc}") from None
-    if _nested_quantifier(pattern):
-        raise ValueError("nested quantifiers (such as (a+)+) can take exponential time; rewrite the pattern")
-    return pattern
-
-
-class RedactPattern(_Strict):
-    """An extra secret shape: ``kind`` names it in placeholders and reports."""
-
-    kind: str = Field(pattern=r"^[a-z0-9]{1,20}(?:-[a-z0-9]{1,20}){0,5}$")
-    regex: str
-    triggers: list[str] = Field(min_length=1, description="literals; the regex only runs near one of them")
-    group: int = Field(default=0, ge=0)
-
-    @field_validator("regex")
-    @classmethod
-    def _regex(cls, value: str) -> str:
-        return _check_regex(value)
-
-    @field_validator("triggers")
-    @classmethod
-    def _non_empty(cls, value: list[str]) -> list[str]:
-        if any(not t for t in value):
-            raise ValueError("a trigger cannot be empty")
-        return value
-
-
-class RedactConfig(_Strict):
-    """``[tool.mcplint.redact]``: user rules for ``mcplint redact``."""
-
-    keys: list[str] = Field(default_factory=list, description="more sensitive key/header/env names")
-    keep_keys: list[str] = Field(default_factory=list, description="names never treated as sensitive")
-    keep: list[str] = Field(default_factory=list, description="kinds (or pii, blobs) to keep")
-    keep_blobs: bool = False
-    allow: list[str] = Field(default_factory=list, description="regexes; a secret fully matching one is kept")
-    keep_values: list[str] = Field(default_factory=list, description='exact values, or "sha256:<hex>"')
-    secrets_from: list[str] = Field(default_factory=list, description="host configs / .env files")
-    patterns: list[RedactPattern] = Field(default_factory=list)
-
-    @field_validator("allow")
-    @classmethod
-    def _allow(cls, value: list[str]) -> list[str]:
-        return [_check_regex(v) for v in value]
-
-
-_SEVERITY = Literal["error", "warning", "info"]
-
-
-def _hyphens(name: str) -> str:
-    return name.replace("_", "-")
-
-
-class Config(_Strict):
-    """The whole file: lint settings at the top level, ``redact`` for ``mcplint redact``.
-
-    Keys are written with hyphens (``fail-on``, ``per-file-ignores``), as in ruff.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=_hyphens, populate_by_name=True)
-
-    select: list[str] | None = Field(default=None, description="rules to run (replaces the default set)")
-    extend_select: list[str] = Field(default_factory=list, description="rules added to the selection")
-    ignore: list[str] = Field(default_factory=list, description="rules removed from the selection")
-    fail_on: _SEVERITY | None = None
-    min_severity: _SEVERITY | None = None
+    select: list[str] | None = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    fail_on: str | None = None
+    min_severity: str | None = None
     output_format: str | None = None
-    protocol_version: str | None = Field(default=None, description='"auto" or a revision such as "2025-06-18"')
-    per_file_ignores: dict[str, list[str]] = Field(default_factory=dict, description="glob -> rules to ignore")
-    severity: dict[str, _SEVERITY] = Field(default_factory=dict, description="rule (code or name) -> severity")
-    rules: dict[str, dict[str, Any]] = Field(default_factory=dict, description="rule (code or name) -> options")
-    exclude: list[str] | None = Field(default=None, description="gitignore-style patterns; replaces the default excludes")
-    extend_exclude: list[str] = Field(default_factory=list, description="patterns added to the excludes")
-    respect_gitignore: bool = Field(default=True, description=".gitignore, .git/info/exclude and git's global excludes")
-    force_exclude: bool = Field(default=False, description="excludes apply to files named on the command line too")
-    max_line_bytes: int | None = Field(default=None, ge=1024, le=1 << 34,
-                                       description="longer input lines are not parsed (IO013)")
-    redact: RedactConfig = Field(default_factory=RedactConfig)
+    protocol_version: str | None = None
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    exclude: list[str] | None = None
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    max_line_bytes: int | None = None
+    model_fields_set: frozenset[str] = frozenset()  # (as pydantic names the keys a file set: none)
 
-    @field_validator("protocol_version")
-    @classmethod
-    def _version(cls, value: str | None) -> str | None:
-        from mcplint.protocol import VERSIONS
+    @property
+    def redact(self) -> Any:
+        """``[redact]``'s defaults (``mcplint redact`` validates its options with pydantic anyway)."""
+        from mcplint.config.models import RedactConfig
 
-        if value is None or value == "auto":
-            return None
-        if value not in VERSIONS:
-            raise ValueError(f"unknown protocol version {value!r}; use auto or one of {', '.join(VERSIONS)}")
-        return value
+        return RedactConfig()
 
-    @field_validator("output_format")
-    @classmethod
-    def _output_format(cls, value: str | None) -> str | None:
-        from mcplint.report import REPORTERS
 
-        if value is not None and value not in REPORTERS:
-            raise ValueError(f"unknown output format {value!r}; use one of {', '.join(sorted(REPORTERS))}")
-        return value
+#: The top-level lint and discovery settings, in ``models.Config``'s order (``redact`` aside)
+SETTING_KEYS = tuple(item.name for item in fields(Defaults) if item.name != "model_fields_set")
 
 
 @dataclass(frozen=True)
 class Loaded:
-    config: Config
+    config: Config | Defaults
     path: Path | None  # None: defaults, no file found
     prefix: str = ""  # "tool.mcplint." for pyproject.toml
 
@@ -207,13 +110,17 @@ def load(path: str | Path | None = None, start: Path | None = None) -> Loaded:
     """Read and validate a configuration (``path``, or the one found from ``start`` upwards)."""
     file = Path(path) if path is not None else find(start)
     if file is None:
-        return Loaded(Config(), None)
+        return Loaded(Defaults(), None)
     table = _table(file)
     prefix = "tool.mcplint." if file.name == "pyproject.toml" else ""
     if table is None:
         if path is not None and file.name == "pyproject.toml":
             raise ConfigError(f"{file}: no [tool.mcplint] table")
-        return Loaded(Config(), file, prefix)
+        return Loaded(Defaults(), file, prefix)
+    from pydantic import ValidationError
+
+    from mcplint.config.models import Config
+
     try:
         config = Config.model_validate(table)
     except ValidationError as exc:

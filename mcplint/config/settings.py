@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from pydantic import ValidationError
-
-from mcplint.config.files import Config, ConfigError, Loaded
+from mcplint.config.files import SETTING_KEYS, ConfigError, Loaded
 from mcplint.config.select import SelectionError, resolve, select_rules
 from mcplint.input.discovery import Finder
 from mcplint.input.lines import MAX_LINE_BYTES
 from mcplint.model import Finding, Severity
 from mcplint.rules import load
-from mcplint.rules._base import Rule
+from mcplint.rules._base import Rule, options_model
 
 
 @dataclass
@@ -72,14 +70,16 @@ def configure(rules: list[Rule], options: dict[str, dict[str, Any]]) -> list[Rul
 
 
 def _rule_options(loaded: Loaded) -> dict[str, dict[str, Any]]:
+    from pydantic import ValidationError
+
     out: dict[str, dict[str, Any]] = {}
     registry = load()
     for key, values in loaded.config.rules.items():
         where = f"{loaded.path}: {loaded.prefix}rules.{key}"
         code = _code_of(key, where)
-        model = registry[code].Options
-        if model is None:
+        if registry[code].Options is None:
             raise ConfigError(f"{where}: rule {code} has no options")
+        model = options_model(registry[code].Options)
         try:
             validated = model.model_validate(values)
         except ValidationError as exc:
@@ -173,9 +173,7 @@ def _sources(loaded: Loaded, given: dict[str, Any], origins: dict[str, str]) -> 
     """Where each setting's value came from (``--show-settings``); lists that add up name both."""
     out = {}
     in_file = loaded.config.model_fields_set
-    for key in Config.model_fields:
-        if key == "redact":
-            continue
+    for key in SETTING_KEYS:
         places = []
         if key in in_file:
             places.append(f"{loaded.path}: {loaded.prefix}{_hyphens(key)}")

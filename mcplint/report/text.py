@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from tabulate import tabulate
-
 from mcplint.excerpt import mask_field, mask_session
 from mcplint.model import Severity
 from mcplint.report.terminal import SEVERITY_COLORS, styler
@@ -50,7 +48,8 @@ def full(findings, summary, out, color: bool = False, quiet: bool = False) -> No
     style = styler(color)
     findings = [shown_finding(f) for f in findings]
     # findings carry masked session labels (mcplint.excerpt); so must the lookup
-    infos = {(shown(path), shown(mask_session(s.label))): s for path, ss in summary.sessions.items() for s in ss}
+    infos = {(shown(path), shown(mask_session(s.label))): s  # (none needed without findings: the
+             for path, ss in summary.sessions.items() for s in ss} if findings else {}  # masker's import costs)
     for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
         info = infos.get((path, session))
         facts = []
@@ -104,6 +103,9 @@ def concise(findings, summary, out, color: bool = False, quiet: bool = False) ->
 
 def grouped(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     """One table per file: line, direction, severity, code and message."""
+    # (imported by the formats that draw tables: start-up)
+    from tabulate import tabulate
+
     style = styler(color)
     findings = [shown_finding(f) for f in findings]
     for path, group in groupby(findings, key=lambda f: f.path):
@@ -135,6 +137,8 @@ def statistics(findings, summary, out, color: bool = False, quiet: bool = False)
              style(r["severity"], fg=SEVERITY_COLORS[r["severity"]], bold=True))
             for r in statistics_rows(findings)]
     if rows:
+        from tabulate import tabulate
+
         out.write(tabulate(rows, headers=["count", "code", "name", "severity"], tablefmt="simple"))
         out.write("\n")
     _footer(findings, summary, out, style, quiet)

@@ -7,8 +7,6 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
-
 from mcplint import protocol
 from mcplint.excerpt import excerpt_of, redact_finding
 from mcplint.model import ORDER_UNCERTAIN, Finding, Kind, Record, Related, Severity
@@ -77,9 +75,10 @@ class Rule:
     #: reported with low confidence where the reader could not establish it (``ORDER_UNCERTAIN``
     #: on the judged record or on a related one)
     order_sensitive: ClassVar[bool] = False
-    #: per-rule options: a pydantic model whose fields name attributes of the rule (thresholds...);
-    #: ``[tool.mcplint.rules.<name>]`` is validated by it and set on the rule instance
-    Options: ClassVar[type | None] = None
+    #: per-rule options: a :class:`RuleOptions` whose fields name attributes of the rule
+    #: (thresholds...); ``[tool.mcplint.rules.<name>]`` is validated by its :func:`options_model`
+    #: and set on the rule instance
+    Options: ClassVar[type[RuleOptions] | None] = None
 
     # -- hooks -----------------------------------------------------------------------------
     @classmethod
@@ -319,11 +318,39 @@ def tracker(cls: type[Tracker]) -> type[Tracker]:
     return cls
 
 
-class RuleOptions(BaseModel):
-    """Base of a rule's ``Options`` model: unknown options are errors; keys use hyphens."""
+class RuleOptions:
+    """Base of a rule's ``Options``: fields annotated and given defaults as in a pydantic model,
+    which :func:`options_model` makes of them when a configuration sets the rule's options: a run
+    without any imports neither pydantic nor ``annotated_types``. A constraint is written
+    ``Annotated[int, Ge(1)]``, its names imported under ``TYPE_CHECKING`` only."""
 
-    model_config = ConfigDict(extra="forbid", alias_generator=lambda name: name.replace("_", "-"),
-                              populate_by_name=True)
+
+_OPTION_MODELS: dict[type[RuleOptions], type] = {}
+
+
+def options_model(options: type[RuleOptions]) -> type:
+    """The pydantic model of a rule's ``Options`` (made once): unknown options are errors; keys
+    use hyphens."""
+    model = _OPTION_MODELS.get(options)
+    if model is None:
+        import sys
+        from typing import Annotated
+
+        import annotated_types
+        from pydantic import BaseModel, ConfigDict
+
+        # the annotations are strings (postponed evaluation), read in the rule module's namespace
+        names = {"Annotated": Annotated, **{name: getattr(annotated_types, name) for name in annotated_types.__all__}}
+        where = vars(sys.modules[options.__module__])
+        annotations = {name: eval(text, where, names) if isinstance(text, str) else text
+                       for name, text in options.__annotations__.items()}
+        namespace = {name: value for name, value in vars(options).items() if name in annotations}
+        namespace |= {"__module__": options.__module__, "__qualname__": options.__qualname__,
+                      "__doc__": options.__doc__, "__annotations__": annotations,
+                      "model_config": ConfigDict(extra="forbid", alias_generator=lambda name: name.replace("_", "-"),
+                                                 populate_by_name=True)}
+        model = _OPTION_MODELS[options] = type(options.__name__, (BaseModel,), namespace)
+    return model
 
 
 def rule(cls: type[Rule]) -> type[Rule]:
@@ -334,12 +361,16 @@ def rule(cls: type[Rule]) -> type[Rule]:
         raise ValueError(f"bad rule name {cls.name!r}")
     if cls.code in REGISTRY:
         raise ValueError(f"duplicate rule code {cls.code}")
-    if any(r.name == cls.name for r in REGISTRY.values()):
+    if cls.name in _NAMES:
         raise ValueError(f"duplicate rule name {cls.name}")
     if not cls.kinds and cls.check is Rule.check and cls.finish is Rule.finish and cls.finish_file is Rule.finish_file:
         raise ValueError(f"{cls.code} has neither check nor finish nor finish_file")
     REGISTRY[cls.code] = cls
+    _NAMES.add(cls.name)
     return cls
+
+
+_NAMES: set[str] = set()  # the names of the rules in REGISTRY
 
 
 def params_of(record: Record) -> dict[str, Any]:

@@ -13,12 +13,17 @@ line is cut by the reader, not parsed, and IO013 reports it once per file.
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import TYPE_CHECKING
 
 from mcplint.analysis.analyzer import MAX_ANSWERED, MAX_OPEN_SESSIONS, MAX_PENDING, MAX_TOOLS, Limits
 from mcplint.model import Kind, Severity
 from mcplint.rules._base import Rule, RuleOptions, fmt_id, rule
 from mcplint.rules.resources import MAX_SUBSCRIPTIONS
+
+if TYPE_CHECKING:  # (names of the Options annotations, which rules._base.options_model reads)
+    from typing import Annotated
+
+    from annotated_types import Ge
 
 _SIDE = {"c2s": "client", "s2c": "server"}
 
@@ -77,10 +82,10 @@ class TrackingLimitReached(Rule):
     max_sessions: int = MAX_OPEN_SESSIONS
 
     class Options(RuleOptions):
-        max_answered: int = Field(MAX_ANSWERED, ge=1)  # requests remembered per side of a session
-        max_pending: int = Field(MAX_PENDING, ge=1)  # open requests (and live progress tokens) per side
-        max_tools: int = Field(MAX_TOOLS, ge=1)  # tools kept of one tools/list traversal
-        max_sessions: int = Field(MAX_OPEN_SESSIONS, ge=1)  # sessions named by the capture open at once
+        max_answered: Annotated[int, Ge(1)] = MAX_ANSWERED  # requests remembered per side of a session
+        max_pending: Annotated[int, Ge(1)] = MAX_PENDING  # open requests (and live progress tokens) per side
+        max_tools: Annotated[int, Ge(1)] = MAX_TOOLS  # tools kept of one tools/list traversal
+        max_sessions: Annotated[int, Ge(1)] = MAX_OPEN_SESSIONS  # sessions named by the capture open at once
 
     def table_limits(self) -> Limits:
         """The table caps this rule's options set (the engine hands them to the analyzer)."""
