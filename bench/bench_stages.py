@@ -6,7 +6,7 @@
 
 Each stage adds one layer to the one before, as ``mcplint check --jobs 1`` stacks them
 (``analysis.lint.lint_stream``): (a) read: ``input.readers.open_frames`` (format sniffing, line
-splitting, envelopes); (b) + parse: ``input.parse.Parser.records``; (c) + analyze: ``Analyzer.observe`` and
+splitting, the secret-literal scan; a line reader's blocks of lines, as the parser takes them, else frames); (b) + parse: ``input.parse.Parser.records``; (c) + analyze: ``Analyzer.observe`` and
 ``commit`` of every record and its batch children, closed sessions released, as
 ``Engine._record`` does; (d) + engine without rules: ``Engine([])`` through ``lint_stream``
 (record numbering, trackers, dispatch keys, session finishing); (e) check: the engine with the
@@ -46,7 +46,7 @@ from mcplint.analysis.analyzer import Analyzer, Limits  # noqa: E402
 from mcplint.analysis.engine import Engine  # noqa: E402
 from mcplint.analysis.lint import LintOptions, lint_stream  # noqa: E402
 from mcplint.config.select import select_rules  # noqa: E402
-from mcplint.input.parse import Parser  # noqa: E402
+from mcplint.input.parse import LineFrames, Parser  # noqa: E402
 from mcplint.input.readers import open_frames  # noqa: E402
 from mcplint.report.summary import RunSummary  # noqa: E402
 
@@ -59,8 +59,13 @@ def frames(handle):
 
 
 def read(path: Path) -> int:
+    """The lines as the parser takes them: a line reader's blocks of lines (``LineFrames.batches``:
+    the parser makes no :class:`Frame` of a common line), any other reader's frames."""
     with open(path, "rb") as handle:
-        return sum(1 for _ in frames(handle))
+        source = frames(handle)
+        if type(source) is LineFrames:
+            return sum(len(lines) for lines, _, _ in source.batches)
+        return sum(1 for _ in source)
 
 
 def parse(path: Path) -> int:
