@@ -1,6 +1,8 @@
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # Rule crashes are caught by the engine in production (reported, exit 2); in tests they must fail loudly.
@@ -14,3 +16,23 @@ if "MCPLINT_CACHE_DIR" not in os.environ:
     import tempfile
 
     os.environ["MCPLINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcplint-test-cache-")
+
+
+
+@pytest.fixture
+def feature_verdicts(monkeypatch):
+    """``feature_verdicts(name)``: a dict that gets, for every record the engine asks the family
+    feature ``name``'s clean test of from then on in the test, ``line -> verdict`` (a gate's tests
+    hold it false wherever a rule it gates reports)."""
+    from mcplint.rules import _base
+
+    def watch(name: str) -> dict:
+        verdicts: dict = {}
+        kind, methods, clean = _base.FAMILY_FEATURES[name]
+
+        def watched(record):
+            verdicts[record.line] = verdict = clean(record)
+            return verdict
+        monkeypatch.setitem(_base.FAMILY_FEATURES, name, (kind, methods, watched))
+        return verdicts
+    return watch

@@ -300,20 +300,12 @@ def test_log_threshold_is_not_looked_up_without_an_acknowledged_level(monkeypatc
     assert [f.line for f in run_transcript(init + set_level + log) if f.code == "LG004"] == [4]
 
 
-def test_plain_log_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
+def test_plain_log_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
     """logging.plain_log, the "odd-log" gate of LG002, LG005 and LG006 (the engine does not call
     them on a plain log message): every message they report on is not plain, and the well-formed
     ones are."""
-    from mcplint.rules import _base
-    from mcplint.rules.logging import plain_log
 
-    verdicts = {}
-
-    def watched(record):  # the engine asks it of every notifications/message
-        verdicts[record.line] = plain_log(record)
-        return verdicts[record.line]
-    kind, methods, _ = _base.FAMILY_FEATURES["odd-log"]
-    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-log", (kind, methods, watched))
+    verdicts = feature_verdicts("odd-log")  # line -> plain_log(record), as the engine asks it
     no_data = 'S→C {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","msg":"x"}}\n'
     text = (INIT + log() + log("debug", '{"n":1}')  # plain: lines 2, 3
             + log("warn") + log(3) + no_data  # LG002 x2, LG005: lines 4-6

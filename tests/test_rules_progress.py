@@ -192,20 +192,12 @@ def test_null_token_is_pr001_on_request_and_notification():
     assert [c for c in codes(text) if c[1] == "PR001"] == [(2, "PR001"), (3, "PR001")]
 
 
-def test_plain_progress_is_false_wherever_a_progress_rule_reports(monkeypatch):
+def test_plain_progress_is_false_wherever_a_progress_rule_reports(feature_verdicts):
     """progress.plain_progress, the "odd-progress" gate of PR001, PR003-PR006 and PR008 (the
     engine does not call them on a plain notification): every notification these rules report
     on is not plain, and the well-formed ones are."""
-    from mcplint.rules import _base
-    from mcplint.rules.progress import plain_progress
 
-    verdicts = {}
-
-    def watched(record):  # the engine asks it of every notifications/progress
-        verdicts[record.line] = plain_progress(record)
-        return verdicts[record.line]
-    kind, method, _ = _base.FAMILY_FEATURES["odd-progress"]
-    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-progress", (kind, method, watched))
+    verdicts = feature_verdicts("odd-progress")  # line -> plain_progress(record), as the engine asks it
     message = ('S→C {"jsonrpc":"2.0","method":"notifications/progress",'
                '"params":{"progressToken":"m","progress":%d,"message":%s}}\n')
     text = (INIT + call(1, '"p"') + progress('"p"', 1, 3) + progress('"p"', 2, 3)  # plain: lines 3, 4

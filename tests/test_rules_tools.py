@@ -723,22 +723,14 @@ def test_a_listing_every_listing_rule_found_clean_is_not_judged_again(monkeypatc
     assert sorted(calls) == sorted(["TL001", "TL002", "TL004"] * 2)
 
 
-def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
+def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
     """tools.plain_answer, the "odd-answer" gate of TL006, TL009, TL011-TL015 and HX013 (the engine
     does not call them on a plain result): every result these rules report on is not plain, and the
     clean ones (one text block, several, none) are."""
-    from mcplint.rules import _base
-    from mcplint.rules.tools import plain_answer
 
     gated = {rule.code for rule in all_rules() if "odd-answer" in rule.requires}
     assert {"TL006", "TL009", "TL011", "TL014", "TL015", "HX013"} <= gated
-    verdicts = {}
-
-    def watched(record):  # the engine asks it of every tools/call result
-        verdicts[record.line] = plain_answer(record)
-        return verdicts[record.line]
-    kind, methods, _ = _base.FAMILY_FEATURES["odd-answer"]
-    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-answer", (kind, methods, watched))
+    verdicts = feature_verdicts("odd-answer")  # line -> plain_answer(record), as the engine asks it
     text = lambda value: {"content": [{"type": "text", "text": value}]}  # noqa: E731
     two = {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "Error: b"}]}
     image = {"content": [{"type": "image", "data": "not base64!", "mimeType": "image/png"}]}
@@ -759,21 +751,13 @@ def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
     assert {line for line, plain in verdicts.items() if plain} == {5, 7, 9}
 
 
-def test_plain_call_is_false_wherever_a_rule_it_gates_reports(monkeypatch):
+def test_plain_call_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
     """tools.plain_call, the "odd-call" gate of TL008 and HX007: every call these rules report on
     is not plain, and a call of a listed tool with arguments its schema's acceptor takes is."""
-    from mcplint.rules import _base
-    from mcplint.rules.tools import plain_call
 
     gated = {rule.code for rule in all_rules() if "odd-call" in rule.requires}
     assert gated == {"TL008", "HX007"}
-    verdicts = {}
-
-    def watched(record):  # the engine asks it of every tools/call request
-        verdicts[record.line] = plain_call(record)
-        return verdicts[record.line]
-    kind, methods, _ = _base.FAMILY_FEATURES["odd-call"]
-    monkeypatch.setitem(_base.FAMILY_FEATURES, "odd-call", (kind, methods, watched))
+    verdicts = feature_verdicts("odd-call")  # line -> plain_call(record), as the engine asks it
     pattern = {"name": "find", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^a"}}}}
     done = {"content": []}
     transcript = listing("2025-06-18", [ADD, pattern]) + "".join([
