@@ -43,6 +43,7 @@ from mcplint.rules._base import (
     result_of,
     rule,
 )
+from mcplint.rules._fingerprint import fingerprinter
 from mcplint.rules._memo import per_record
 from mcplint.rules._shapes import acceptor as compile_acceptor
 
@@ -136,13 +137,14 @@ class Judge:
     validator and the wire type's own adapter (which imports mcp_types: traffic the quick pass
     accepts never needs it)."""
 
-    __slots__ = ("key", "required", "type_name", "quick_schema", "_quick", "_adapter")
+    __slots__ = ("key", "required", "type_name", "quick_schema", "_quick", "_adapter", "_fingerprint")
 
     def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_schema: Any,
                  adapter: Any = None):
         self.key, self.required, self.type_name, self.quick_schema = key, required, type_name, quick_schema
         self._quick: Any = _UNBUILT
         self._adapter = adapter
+        self._fingerprint: Any = _UNBUILT
 
     @property
     def quick(self):
@@ -150,6 +152,14 @@ class Judge:
         if self._quick is _UNBUILT:
             self._quick = quick_validator(self.quick_schema)
         return self._quick
+
+    @property
+    def fingerprint(self):
+        """The structural fingerprint of a value (:mod:`~mcplint.rules._fingerprint`) that keys
+        its explanation (:func:`validate`), or None without a quick schema."""
+        if self._fingerprint is _UNBUILT:
+            self._fingerprint = None if self.quick_schema is None else fingerprinter(self.quick_schema)
+        return self._fingerprint
 
     @property
     def adapter(self):
@@ -379,7 +389,8 @@ def _union(prefix: tuple, arms: dict[str, list], names: frozenset[str]) -> list[
 
 def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
     """Validate ``value`` strictly against a :class:`Judge`; the issues found, paths starting
-    with ``base``."""
+    with ``base``. A refused value's issues are kept under its structural fingerprint (the same
+    broken shape with other texts has the same issues: :mod:`~mcplint.rules._fingerprint`)."""
     quick = entry.quick
     if quick is not None:
         try:
@@ -387,11 +398,34 @@ def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
             return []
         except Exception:  # noqa: BLE001 - refused (or could not tell): the wire type decides
             pass
+    key = None
+    fingerprint = entry.fingerprint
+    if fingerprint is not None:
+        try:
+            key = (entry, base, fingerprint(value))
+        except (TypeError, RecursionError):  # not JSON data, or too deep: explained each time
+            pass
+        else:
+            issues = _explained.get(key)
+            if issues is not None:
+                return list(issues)
+    issues = explain(entry, value, base)
+    if key is not None:
+        _explained[key] = tuple(issues)
+    return issues
+
+
+def explain(entry: Judge, value: Any, base: tuple) -> list[Issue]:
+    """:func:`validate` by the wire type itself, without the quick pass or the kept issues."""
     try:
         entry.adapter.validate_python(value, strict=True, by_name=False)
     except surface().ValidationError as exc:
         return collapse(exc.errors(include_url=False), base)
     return []
+
+
+#: Issues of refused values by (judge, base, fingerprint): a broken server repeats its shapes.
+_explained: Bounded = Bounded(256)
 
 
 # -- sure acceptance, compiled ----------------------------------------------------------------
@@ -573,18 +607,38 @@ def _owned_entries() -> list[Owned]:
 
 def owned(kind: str, method: str, issue: Issue, modern: bool) -> bool:
     """Whether a more specific rule reports ``issue`` (see :data:`OWNED`)."""
-    for entry in _owned_entries():
-        if entry.kind != kind or (entry.methods is not None and method not in entry.methods):
-            continue
-        if entry.era is not None and (entry.era == "modern") != modern:
-            continue
-        if entry.match == "missing" and issue.kind != "missing":
-            continue
-        if entry.match == "present" and issue.kind == "missing":
-            continue
-        if _path_matches(entry.path, issue.path, entry.match):
-            return True
-    return False
+    key = (kind, method, modern, issue.path, issue.kind == "missing")
+    verdict = _owned_verdicts.get(key)
+    if verdict is None:
+        entries = _owners.get(key[:3])
+        if entries is None:
+            entries = _owners[key[:3]] = owners_of(kind, method, modern)
+        verdict = any(_owns(entry, issue) for entry in entries)
+        if len(_owned_verdicts) >= _OWNED_LIMIT:
+            _owned_verdicts.clear()
+            _owners.clear()
+        _owned_verdicts[key] = verdict
+    return verdict
+
+
+_OWNED_LIMIT = 4096
+_owned_verdicts: dict[tuple, bool] = {}  # (kind, method, modern, path, missing) -> owned()
+_owners: dict[tuple, tuple[Owned, ...]] = {}  # (kind, method, modern) -> owners_of()
+
+
+def owners_of(kind: str, method: str, modern: bool) -> tuple[Owned, ...]:
+    """The active :data:`OWNED` entries that can own an issue of ``kind`` messages of ``method``
+    in an era."""
+    return tuple(entry for entry in _owned_entries()
+                 if entry.kind == kind and (entry.methods is None or method in entry.methods)
+                 and (entry.era is None or (entry.era == "modern") == modern))
+
+
+def _owns(entry: Owned, issue: Issue) -> bool:
+    """Whether ``entry`` (of the issue's kind, method and era) owns ``issue``."""
+    if entry.match == "missing" and issue.kind != "missing" or entry.match == "present" and issue.kind == "missing":
+        return False
+    return _path_matches(entry.path, issue.path, entry.match)
 
 
 def whole_method_owned(kind: str, method: str) -> bool:
