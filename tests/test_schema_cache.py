@@ -47,10 +47,12 @@ def test_a_warm_cache_spares_mcp_types_and_finds_the_same(tmp_path):
     assert cold["mcp_types"] and list(cache.glob("wire-schemas-*.json"))
     warm = run(clean, str(cache))
     assert not warm["mcp_types"] and warm["findings"] == cold["findings"]
-    # a refusal builds the wire type's adapter to explain it: the same findings as with no cache
+    # a refusal is explained by the kept explaining schemas: the same findings as with no cache
     run(broken, str(cache))
-    found = run(broken, str(cache))["findings"]
+    warm = run(broken, str(cache))
+    found = warm["findings"]
     assert {code for _, code, _ in found} >= {"SV001", "SV003"}
+    assert not warm["mcp_types"]
     assert found == run(broken, "")["findings"]
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mcplint.rules import schema
 from mcplint.rules._fingerprint import exact, fingerprinter
-from tests.test_rules_schema import _mutate, mutated_sample
+from tests.test_rules_schema import _mutate, corpus, mutated_sample
 
 
 def _respelled(value, data):
@@ -84,6 +84,36 @@ def test_a_value_that_is_no_json_data_is_explained_without_the_cache():
 def test_nodes_that_judge_text_or_numbers_keep_the_value(node):
     fp = fingerprinter({"type": "model-fields", "fields": {"a": {"type": "model-field", "schema": node}}})
     assert fp({"a": "x"}) != fp({"a": "y"}) and fp({"a": 1}) != fp({"a": 2})
+
+
+def _errors(validator, value):
+    from pydantic_core import ValidationError
+
+    try:
+        validator.validate_python(value, strict=True, by_name=False)
+    except ValidationError as exc:
+        return [(e["loc"], e["type"], e["msg"], repr(e.get("input")), repr(e.get("ctx")))
+                for e in exc.errors(include_url=False)]
+    return None
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_explaining_schema_raises_the_errors_of_the_wire_type(data):
+    """Its validator (stand-in model classes, no mcp_types) and the adapter agree error for error."""
+    entry, value = mutated_sample(data) if data.draw(st.booleans()) else data.draw(st.sampled_from(corpus()))
+    explainer = schema.explainer(schema.explain_schema(entry.adapter.core_schema))
+    assert explainer is not None
+    assert _errors(explainer, value) == _errors(entry.adapter, value)
+
+
+def test_every_method_has_an_explaining_schema():
+    surface = schema.surface()
+    judges = [surface.adapter(kind, method, revision) for kind, table in surface.maps.items()
+              for method, revision in table]
+    assert len(judges) > 100
+    assert [judge.key for judge in judges if judge.explain_schema is None or schema.explainer(judge.explain_schema)
+            is None] == []
 
 
 def _owned_by_every_entry(kind, method, issue, modern):

@@ -6,7 +6,9 @@ worker and every pre-commit hook. The quick schemas that the SV rules validate w
 (``schema.quick_validator``) are plain JSON data, so they are kept here per ``(kind, method,
 revision)``, with what else a rule needs before any error (params required, the type's name),
 in the user's cache directory. A run whose messages the quick validators accept then never
-imports ``mcp_types``; the wire type's own adapter is built only to explain a refusal.
+imports ``mcp_types``, nor does a run that refuses some: the explaining schema (the wire type's
+core schema with its model classes named: ``schema.explain_schema``) is kept here too, and so
+are the names of the wire models (union arms are named by them).
 
 The file is keyed by mcplint's version and the size and modification time of the modules the
 schemas are derived from (``mcp_types``' and the schema rules'), so an upgrade or an edit starts
@@ -29,8 +31,8 @@ import orjson
 
 import mcplint
 
-#: (kind, method, revision) -> [params or result required, type name, quick schema or None], or
-#: None when the revision does not define the method
+#: (kind, method, revision) -> [params or result required, type name, quick schema or None,
+#: explaining schema or None], or None when the revision does not define the method
 Entry = list | None
 
 _entries: dict[tuple[str, str, str], Entry] | None = None
@@ -85,8 +87,9 @@ def _sound(item: Any) -> bool:
     if type(item) is not list or len(item) != 4 or not all(type(part) is str for part in item[:3]):
         return False
     entry = item[3]
-    return entry is None or (type(entry) is list and len(entry) == 3 and type(entry[0]) is bool
-                             and type(entry[1]) is str and (entry[2] is None or type(entry[2]) is dict))
+    return entry is None or (type(entry) is list and len(entry) in (3, 4) and type(entry[0]) is bool
+                             and type(entry[1]) is str and all(part is None or type(part) is dict
+                                                               for part in entry[2:]))
 
 
 def _load() -> dict:

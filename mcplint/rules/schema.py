@@ -106,6 +106,7 @@ class _Surface:
             name for module in modules for name, value in vars(module).items()
             if isinstance(value, type) and issubclass(value, BaseModel))
         self.adapters: dict[tuple, tuple | None] = {}
+        _schema_cache.put(_NAMES_KEY, [True, "", {"names": sorted(self.model_names)}])
 
     def adapter(self, kind: str, method: str, revision: str) -> Judge | None:
         """The :class:`Judge` of the method in ``revision``, adapter built; None when the revision
@@ -122,7 +123,8 @@ class _Surface:
             else:  # surface types are whole frames: validate their params member only
                 field = target.model_fields["params"]
                 adapter, required = self.TypeAdapter(field.annotation), field.is_required()
-            entry = Judge(key, required, name, quick_schema(adapter.core_schema), adapter)
+            entry = Judge(key, required, name, quick_schema(adapter.core_schema), explain_schema(adapter.core_schema),
+                          adapter=adapter)
             if entry.quick is None:  # (built now, as it will be needed: a schema it refuses is not kept)
                 entry.quick_schema = None
         if entry is not None or method in protocol.METHODS:  # custom method names are unbounded
@@ -132,19 +134,23 @@ class _Surface:
 
 class Judge:
     """What judges one method's params or result in one revision (:func:`judge`): whether params
-    are required, the wire type's name, its quick schema (plain JSON data, kept on disk between
-    runs by :mod:`~mcplint.rules._schema_cache`) and, each built on first need, the quick
-    validator and the wire type's own adapter (which imports mcp_types: traffic the quick pass
-    accepts never needs it)."""
+    are required, the wire type's name, its quick schema and its explaining schema (plain JSON
+    data, kept on disk between runs by :mod:`~mcplint.rules._schema_cache`) and, each built on
+    first need, the quick validator, the explainer and the wire type's own adapter (which imports
+    mcp_types: traffic the quick pass accepts never needs it, nor does a refusal that the
+    explaining schema explains)."""
 
-    __slots__ = ("key", "required", "type_name", "quick_schema", "_quick", "_adapter", "_fingerprint")
+    __slots__ = ("key", "required", "type_name", "quick_schema", "explain_schema", "_quick", "_adapter",
+                 "_fingerprint", "_explainer")
 
     def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_schema: Any,
-                 adapter: Any = None):
+                 explain_schema: Any = None, adapter: Any = None):
         self.key, self.required, self.type_name, self.quick_schema = key, required, type_name, quick_schema
+        self.explain_schema = explain_schema
         self._quick: Any = _UNBUILT
         self._adapter = adapter
         self._fingerprint: Any = _UNBUILT
+        self._explainer: Any = _UNBUILT
 
     @property
     def quick(self):
@@ -168,9 +174,19 @@ class Judge:
             self._adapter = surface().adapter(*self.key)._adapter
         return self._adapter
 
+    @property
+    def explainer(self):
+        """What explains a refusal (its errors are the adapter's): the validator of the explaining
+        schema (:func:`explainer`) when there is one, else the adapter."""
+        if self._explainer is _UNBUILT:
+            self._explainer = explainer(self.explain_schema) if self.explain_schema is not None else None
+            if self._explainer is None:
+                self._explainer = self.adapter
+        return self._explainer
+
     def stored(self) -> list:
         """What the disk cache keeps of it."""
-        return [self.required, self.type_name, self.quick_schema]
+        return [self.required, self.type_name, self.quick_schema, self.explain_schema]
 
 
 _UNBUILT: Any = object()
@@ -199,6 +215,55 @@ def quick_validator(schema: Any):
     try:
         return SchemaValidator(schema)
     except Exception:  # noqa: BLE001 - an unexpected schema shape: no first pass
+        return None
+
+
+def explain_schema(core_schema: dict) -> Any:
+    """The wire type's core schema as plain JSON data, for :func:`explainer`: each model's class
+    named instead of held, metadata and serialization (which validation does not read) left out.
+    None when it cannot be had (a model whose class does work of its own: a custom init, a root
+    model, a post-init; a function validator; a value JSON cannot hold)."""
+    try:
+        return orjson.loads(orjson.dumps(_named_models(core_schema)))
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _named_models(node: Any) -> Any:
+    if isinstance(node, (list, tuple)):
+        return [_named_models(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _named_models(value) for key, value in node.items() if key not in ("metadata", "serialization")}
+    if out.get("type") == "model":
+        if node.get("custom_init") or node.get("root_model") or node.get("post_init"):
+            raise TypeError("a model class that does work of its own")
+        out["cls"] = node["cls"].__name__
+    return out
+
+
+def explainer(schema: Any):
+    """The validator of an :func:`explain_schema`, each model's class a plain stand-in of the same
+    name (the name is all its errors show): the errors of a refused value are those of the wire
+    type's adapter, without importing mcp_types. None when the schema does not build."""
+    from pydantic_core import SchemaValidator
+
+    classes: dict[str, type] = {}
+
+    def load(node: Any) -> Any:
+        if isinstance(node, list):
+            return [load(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {key: load(value) for key, value in node.items()}
+        if out.get("type") == "model" and isinstance(out.get("cls"), str):
+            name = out["cls"]
+            out["cls"] = classes.get(name) or classes.setdefault(name, type(name, (), {}))
+        return out
+
+    try:
+        return SchemaValidator(load(schema))
+    except Exception:  # noqa: BLE001 - an unexpected schema shape: the adapter explains
         return None
 
 
@@ -254,6 +319,24 @@ def surface() -> _Surface:
     if _surface is None:
         _surface = _Surface()
     return _surface
+
+
+_NAMES_KEY = ("surface", "model-names", "")  # (a disk cache entry: [True, "", {"names": [...]}])
+_model_names: frozenset[str] | None = None
+
+
+def model_names() -> frozenset[str]:
+    """The names of the wire models (``_Surface.model_names``: union arms are named by them),
+    from the disk cache when an earlier run kept them."""
+    global _model_names
+    if _model_names is None:
+        if _surface is None:
+            stored = _schema_cache.get(_NAMES_KEY)
+            if type(stored) is list and type(stored[2]) is dict and type(stored[2].get("names")) is list:
+                _model_names = frozenset(stored[2]["names"])
+                return _model_names
+        _model_names = surface().model_names
+    return _model_names
 
 
 def shape_revision(record, session) -> str | None:
@@ -335,7 +418,7 @@ def collapse(errors: list[dict], base: tuple = ()) -> list[Issue]:
     match is out, and the remaining arm with the fewest errors is the one reported. When no arm
     fits, one issue names what was expected.
     """
-    names = surface().model_names
+    names = model_names()
     return _collapse([(base + tuple(e["loc"]), e) for e in errors], len(base), names)
 
 
@@ -416,10 +499,13 @@ def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
 
 
 def explain(entry: Judge, value: Any, base: tuple) -> list[Issue]:
-    """:func:`validate` by the wire type itself, without the quick pass or the kept issues."""
+    """:func:`validate` by the wire type's errors (``Judge.explainer``), without the quick pass
+    or the kept issues."""
+    from pydantic_core import ValidationError
+
     try:
-        entry.adapter.validate_python(value, strict=True, by_name=False)
-    except surface().ValidationError as exc:
+        entry.explainer.validate_python(value, strict=True, by_name=False)
+    except ValidationError as exc:
         return collapse(exc.errors(include_url=False), base)
     return []
 
