@@ -80,8 +80,10 @@ def test_entries_of_the_wrong_shape_are_not_used(tmp_path, monkeypatch):
     monkeypatch.setattr(_schema_cache, "_entries", None)
     path = _schema_cache._file()
     path.write_text(json.dumps([["request", "ping", "2025-06-18", [True]], ["abcd"],
-                                ["result", "ping", "2025-06-18", [True, "EmptyResult", {"type": "any"}]],
+                                ["result", "ping", "2025-06-18", [True, "EmptyResult", '{"type":"any"}', None]],
+                                ["result", "x/y", "2025-06-18", [True, "EmptyResult", {"type": "any"}, None]],
                                 ["request", "x", "2025-06-18", None]]))
     assert _schema_cache.get(("request", "ping", "2025-06-18")) is _schema_cache.MISSING
-    assert _schema_cache.get(("result", "ping", "2025-06-18")) == [True, "EmptyResult", {"type": "any"}]
+    assert _schema_cache.get(("result", "ping", "2025-06-18")) == [True, "EmptyResult", '{"type":"any"}', None]
+    assert _schema_cache.get(("result", "x/y", "2025-06-18")) is _schema_cache.MISSING  # (schemas are texts)
     assert _schema_cache.get(("request", "x", "2025-06-18")) is None

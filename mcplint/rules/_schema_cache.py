@@ -32,7 +32,9 @@ import orjson
 import mcplint
 
 #: (kind, method, revision) -> [params or result required, type name, quick schema or None,
-#: explaining schema or None], or None when the revision does not define the method
+#: explaining schema or None] (the schemas as JSON texts: parsing the nested data of every method
+#: on every start cost more than the run of a small file), or None when the revision does not
+#: define the method
 Entry = list | None
 
 _entries: dict[tuple[str, str, str], Entry] | None = None
@@ -87,8 +89,8 @@ def _sound(item: Any) -> bool:
     if type(item) is not list or len(item) != 4 or not all(type(part) is str for part in item[:3]):
         return False
     entry = item[3]
-    return entry is None or (type(entry) is list and len(entry) in (3, 4) and type(entry[0]) is bool
-                             and type(entry[1]) is str and all(part is None or type(part) is dict
+    return entry is None or (type(entry) is list and len(entry) == 4 and type(entry[0]) is bool
+                             and type(entry[1]) is str and all(part is None or type(part) is str
                                                                for part in entry[2:]))
 
 

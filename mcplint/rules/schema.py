@@ -106,7 +106,7 @@ class _Surface:
             name for module in modules for name, value in vars(module).items()
             if isinstance(value, type) and issubclass(value, BaseModel))
         self.adapters: dict[tuple, tuple | None] = {}
-        _schema_cache.put(_NAMES_KEY, [True, "", {"names": sorted(self.model_names)}])
+        _schema_cache.put(_NAMES_KEY, [True, "", orjson.dumps(sorted(self.model_names)).decode(), None])
 
     def adapter(self, kind: str, method: str, revision: str) -> Judge | None:
         """The :class:`Judge` of the method in ``revision``, adapter built; None when the revision
@@ -123,10 +123,10 @@ class _Surface:
             else:  # surface types are whole frames: validate their params member only
                 field = target.model_fields["params"]
                 adapter, required = self.TypeAdapter(field.annotation), field.is_required()
-            entry = Judge(key, required, name, quick_schema(adapter.core_schema), explain_schema(adapter.core_schema),
-                          adapter=adapter)
+            entry = Judge(key, required, name, _text(_quick, adapter.core_schema),
+                          _text(_named_models, adapter.core_schema), adapter=adapter)
             if entry.quick is None:  # (built now, as it will be needed: a schema it refuses is not kept)
-                entry.quick_schema = None
+                entry.quick_text = entry._quick_schema = None
         if entry is not None or method in protocol.METHODS:  # custom method names are unbounded
             self.adapters[key] = entry
         return entry
@@ -134,23 +134,37 @@ class _Surface:
 
 class Judge:
     """What judges one method's params or result in one revision (:func:`judge`): whether params
-    are required, the wire type's name, its quick schema and its explaining schema (plain JSON
-    data, kept on disk between runs by :mod:`~mcplint.rules._schema_cache`) and, each built on
-    first need, the quick validator, the explainer and the wire type's own adapter (which imports
-    mcp_types: traffic the quick pass accepts never needs it, nor does a refusal that the
-    explaining schema explains)."""
+    are required, the wire type's name, the JSON texts of its quick schema and its explaining
+    schema (kept on disk between runs by :mod:`~mcplint.rules._schema_cache`, as texts: a run
+    parses only those of the methods it meets) and, each built on first need, those schemas, the
+    quick validator, the explainer and the wire type's own adapter (which imports mcp_types:
+    traffic the quick pass accepts never needs it, nor does a refusal that the explaining schema
+    explains)."""
 
-    __slots__ = ("key", "required", "type_name", "quick_schema", "explain_schema", "_quick", "_adapter",
-                 "_fingerprint", "_explainer")
+    __slots__ = ("key", "required", "type_name", "quick_text", "explain_text", "_quick_schema", "_quick",
+                 "_adapter", "_fingerprint", "_explainer")
 
-    def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_schema: Any,
-                 explain_schema: Any = None, adapter: Any = None):
-        self.key, self.required, self.type_name, self.quick_schema = key, required, type_name, quick_schema
-        self.explain_schema = explain_schema
+    def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_text: str | None,
+                 explain_text: str | None = None, adapter: Any = None):
+        self.key, self.required, self.type_name = key, required, type_name
+        self.quick_text, self.explain_text = quick_text, explain_text
+        self._quick_schema: Any = _UNBUILT
         self._quick: Any = _UNBUILT
         self._adapter = adapter
         self._fingerprint: Any = _UNBUILT
         self._explainer: Any = _UNBUILT
+
+    @property
+    def quick_schema(self) -> Any:
+        """The quick schema (:func:`quick_schema`), or None."""
+        if self._quick_schema is _UNBUILT:
+            self._quick_schema = None if self.quick_text is None else orjson.loads(self.quick_text)
+        return self._quick_schema
+
+    @property
+    def explain_schema(self) -> Any:
+        """The explaining schema (:func:`explain_schema`), or None."""
+        return None if self.explain_text is None else orjson.loads(self.explain_text)
 
     @property
     def quick(self):
@@ -179,14 +193,14 @@ class Judge:
         """What explains a refusal (its errors are the adapter's): the validator of the explaining
         schema (:func:`explainer`) when there is one, else the adapter."""
         if self._explainer is _UNBUILT:
-            self._explainer = explainer(self.explain_schema) if self.explain_schema is not None else None
+            self._explainer = explainer(self.explain_schema) if self.explain_text is not None else None
             if self._explainer is None:
                 self._explainer = self.adapter
         return self._explainer
 
     def stored(self) -> list:
         """What the disk cache keeps of it."""
-        return [self.required, self.type_name, self.quick_schema, self.explain_schema]
+        return [self.required, self.type_name, self.quick_text, self.explain_text]
 
 
 _UNBUILT: Any = object()
@@ -199,9 +213,15 @@ def quick_schema(core_schema: dict) -> Any:
     by a literal ``type`` member (content blocks) go straight to the arm that ``type`` names
     instead of trying every arm. Plain JSON data (as read back from the disk cache, so a run
     validates with the same data either way); None when it cannot be had."""
+    text = _text(_quick, core_schema)
+    return None if text is None else orjson.loads(text)
+
+
+def _text(transform, core_schema: dict) -> str | None:
+    """The JSON text of ``transform(core_schema)``; None when JSON cannot hold it."""
     try:
-        return orjson.loads(orjson.dumps(_quick(core_schema)))
-    except (TypeError, orjson.JSONEncodeError):  # a value JSON cannot hold: no first pass
+        return orjson.dumps(transform(core_schema)).decode()
+    except (TypeError, orjson.JSONEncodeError):
         return None
 
 
@@ -223,10 +243,8 @@ def explain_schema(core_schema: dict) -> Any:
     named instead of held, metadata and serialization (which validation does not read) left out.
     None when it cannot be had (a model whose class does work of its own: a custom init, a root
     model, a post-init; a function validator; a value JSON cannot hold)."""
-    try:
-        return orjson.loads(orjson.dumps(_named_models(core_schema)))
-    except (TypeError, orjson.JSONEncodeError):
-        return None
+    text = _text(_named_models, core_schema)
+    return None if text is None else orjson.loads(text)
 
 
 def _named_models(node: Any) -> Any:
@@ -321,7 +339,7 @@ def surface() -> _Surface:
     return _surface
 
 
-_NAMES_KEY = ("surface", "model-names", "")  # (a disk cache entry: [True, "", {"names": [...]}])
+_NAMES_KEY = ("surface", "model-names", "")  # (a disk cache entry: [True, "", JSON text of the names, None])
 _model_names: frozenset[str] | None = None
 
 
@@ -332,8 +350,9 @@ def model_names() -> frozenset[str]:
     if _model_names is None:
         if _surface is None:
             stored = _schema_cache.get(_NAMES_KEY)
-            if type(stored) is list and type(stored[2]) is dict and type(stored[2].get("names")) is list:
-                _model_names = frozenset(stored[2]["names"])
+            names = orjson.loads(stored[2]) if type(stored) is list and stored[2] is not None else None
+            if type(names) is list:
+                _model_names = frozenset(names)
                 return _model_names
         _model_names = surface().model_names
     return _model_names
