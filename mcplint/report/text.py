@@ -50,6 +50,12 @@ def full(findings, summary, out, color: bool = False, quiet: bool = False) -> No
     # findings carry masked session labels (mcplint.excerpt); so must the lookup
     infos = {(shown(path), shown(mask_session(s.label))): s  # (none needed without findings: the
              for path, ss in summary.sessions.items() for s in ss} if findings else {}  # masker's import costs)
+    # what does not depend on the finding, styled once
+    severities = {s: style(f"{s.value:<7}", fg=SEVERITY_COLORS[s.value], bold=True) for s in Severity}
+    heuristic, codes = style(" (heuristic)", dim=True), {}
+    pad = " " * 14
+    bar, also = f"{pad}{style('│', dim=True)}", f"{pad}{style('↳', dim=True)}"
+    spec, help_ = f"{pad}{style('spec:', dim=True)}", f"{pad}{style('help:', fg='green')}"
     for (path, session), group in groupby(findings, key=lambda f: (f.path, f.session)):
         info = infos.get((path, session))
         facts = []
@@ -63,24 +69,28 @@ def full(findings, summary, out, color: bool = False, quiet: bool = False) -> No
         out.write(style(header, bold=True) + "\n")
         for f in group:
             arrow = _ARROWS.get(f.direction, "   ") + ("?" if f.direction_inferred else " ")
-            where = f"{f.line:>5}  {arrow}"
-            what = style(f"{f.severity.value:<7}", fg=SEVERITY_COLORS[f.severity.value], bold=True)
             subject = ""
             if f.method:
-                subject = f" [{f.method}" + (f" #{fmt_id(f.id)}" if f.id is not None else "") + "]"
-            heuristic = style(" (heuristic)", dim=True) if f.confidence == "low" else ""
-            out.write(f"{where}  {what} {style(f.code, bold=True)} {f.message}{subject}{heuristic}\n")
-            pad = " " * 14
+                subject = f" [{f.method}" + (f" #{_id_text(f.id)}" if f.id is not None else "") + "]"
+            code = codes.get(f.code) or codes.setdefault(f.code, style(f.code, bold=True))
+            lines = [f"{f.line:>5}  {arrow}  {severities[f.severity]} {code} {f.message}{subject}"
+                     f"{heuristic if f.confidence == 'low' else ''}\n"]
             if f.excerpt:
-                out.write(f"{pad}{style('│', dim=True)} {f.excerpt}\n")
+                lines.append(f"{bar} {f.excerpt}\n")
             for rel in f.related:
-                out.write(f"{pad}{style('↳', dim=True)} line {rel.line}: {rel.note}\n")
+                lines.append(f"{also} line {rel.line}: {rel.note}\n")
             fault = f" · fault: {f.party}" if f.party else ""
-            out.write(f"{pad}{style('spec:', dim=True)} {f.spec}{fault}\n")
+            lines.append(f"{spec} {f.spec}{fault}\n")
             if f.hint:
-                out.write(f"{pad}{style('help:', fg='green')} {f.hint}\n")
+                lines.append(f"{help_} {f.hint}\n")
+            out.write("".join(lines))
         out.write("\n")
     _footer(findings, summary, out, style, quiet)
+
+
+def _id_text(value) -> str:
+    """:func:`fmt_id`; an integer's text without a call to orjson."""
+    return str(value) if type(value) is int else fmt_id(value)
 
 
 def _footer(findings, summary, out, style, quiet: bool) -> None:
