@@ -14,7 +14,7 @@ import sys
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -484,14 +484,18 @@ def progress_token(record: Record) -> tuple[bool, Any]:
     return False, None
 
 
-@dataclass(slots=True)
-class ProgressRef:
-    """What a ``notifications/progress`` refers to, as it stood before the notification."""
+class ProgressRef(NamedTuple):
+    """What a ``notifications/progress`` refers to, as it stood before the notification. A
+    tuple: the analyzer makes one per progress notification with ``_new_tuple(ProgressRef,
+    fields)``, a C call (a class's ``__init__`` is a Python call, about 2k instructions)."""
 
     token: Any
     requester: Direction  # the side whose request the token must belong to
     live: RequestEntry | None  # the request still in progress with this token
     finished: RequestEntry | None  # the answered request that had this token
+
+
+_new_tuple = tuple.__new__
 
 
 def progress_ref(record: Record, session) -> ProgressRef | None:
@@ -504,7 +508,7 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     requester = record.direction.other
     live = session.tokens.get(requester, EMPTY).get(key)
     finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
-    return ProgressRef(token, requester, live, finished)
+    return _new_tuple(ProgressRef, (token, requester, live, finished))
 
 
 def is_modern_request(record: Record, strict: bool = True) -> bool:
@@ -670,18 +674,25 @@ class Analyzer:
     # -- direction inference --------------------------------------------------------------
     def infer_direction(self, record: Record, session: Session | None) -> Direction | None:
         """Infer who sent a record that the capture did not mark (plain JSON Lines)."""
-        kind = record.kind
-        if kind is _REQUEST or kind is _NOTIFICATION:
+        if record.kind is _REQUEST or record.kind is _NOTIFICATION:
             only = _ONLY_SENDER.get(record.method)
             if only is not None:
                 return only
+        return self._infer_by_session(record, session)
+
+    def _infer_by_session(self, record: Record, session: Session | None) -> Direction | None:
+        """:meth:`infer_direction` of a record whose method no one side alone sends."""
+        kind = record.kind
+        if kind is _REQUEST or kind is _NOTIFICATION:
             if session is None:
                 return None
-            params = record.params if isinstance(record.params, dict) else EMPTY
-            if record.method == "notifications/cancelled":
+            method = record.method
+            if method == "notifications/progress":
+                params = record.params
+                return self._progress_sender(record, session, params if type(params) is dict else EMPTY)
+            if method == "notifications/cancelled":
+                params = record.params if isinstance(record.params, dict) else EMPTY
                 return self._owner_of(session, params.get("requestId"))
-            if record.method == "notifications/progress":
-                return self._progress_sender(record, session, params)
             return None
         if kind is _RESULT or kind is _ERROR:
             if session is None or not record.has_id:
@@ -724,16 +735,21 @@ class Analyzer:
         token = params.get("progressToken")
         key = token if type(token) is int or type(token) is str else id_key(token)
         tokens, finished = session.tokens, session.finished_tokens
-        live_c = tokens.get(_C2S, EMPTY).get(key)
-        done_c = finished.get(_C2S, EMPTY).get(key) if live_c is None else None
-        live_s = tokens.get(_S2C, EMPTY).get(key)
-        done_s = finished.get(_S2C, EMPTY).get(key) if live_s is None else None
+        # (a side's table is read only when it was made: most sessions never hear a server's request)
+        table = tokens.get(_C2S)
+        live_c = table.get(key) if table is not None else None
+        table = finished.get(_C2S) if live_c is None else None
+        done_c = table.get(key) if table is not None else None
+        table = tokens.get(_S2C)
+        live_s = table.get(key) if table is not None else None
+        table = finished.get(_S2C) if live_s is None else None
+        done_s = table.get(key) if table is not None else None
         in_c = live_c is not None or done_c is not None
         if in_c == (live_s is not None or done_s is not None):
             return None
         requester, live, done = (_C2S, live_c, done_c) if in_c else (_S2C, live_s, done_s)
         if "progressToken" in params:
-            record.target = ProgressRef(token, requester, live, done)
+            record.target = _new_tuple(ProgressRef, (token, requester, live, done))
         return requester.other
 
     # -- observe: facts before judgement -----------------------------------------------------
@@ -748,7 +764,7 @@ class Analyzer:
             direction = _ONLY_SENDER.get(record.method) if kind is not _RESULT and kind is not _ERROR else None
             if direction is None:
                 key = record.session_key
-                direction = self.infer_direction(record, self.current if key is None else self.keyed.get(key))
+                direction = self._infer_by_session(record, self.current if key is None else self.keyed.get(key))
             record.direction = direction
             record.direction_observed = False
         parent = record.parent

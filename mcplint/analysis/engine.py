@@ -44,9 +44,9 @@ def record_features(record: Record, session: Session) -> int:
     msg = record.msg
     direction = record.direction
     if kind is _NOTIFICATION:
-        holder = record.params
+        holder = record.params  # (msg's "params": an object, or params absent, is the common shape)
         bits = 2048 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
-                        and ("params" not in msg or type(msg["params"]) is dict)) else 2112
+                        and (type(holder) is dict or "params" not in msg)) else 2112
         has_meta = type(holder) is dict and "_meta" in holder
         if has_meta:
             bits |= _meta_bit(holder["_meta"])
@@ -62,11 +62,18 @@ def record_features(record: Record, session: Session) -> int:
         bits = 2048 if (type(holder) is dict and msg.get("jsonrpc") == "2.0" and "error" not in msg) else 2112
         if type(holder) is dict and "_meta" in holder:
             bits |= _meta_bit(holder["_meta"])
-        task = _answers_task(record, kind, holder)
+        request = record.request  # (_answers_task inline)
+        if request is None:
+            task = False
+        elif type(holder) is dict and "task" in holder:
+            task = True
+        else:
+            params = request.params
+            task = request.method in TASK_METHODS or (type(params) is dict and "task" in params)
     elif kind is _REQUEST:
         holder = record.params
         bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
-                     and ("params" not in msg or type(msg["params"]) is dict)) else 64
+                     and (type(holder) is dict or "params" not in msg)) else 64
         if direction is not None:
             rid, limits_hit = record.id, session.limits_hit
             if type(rid) is int or type(rid) is str:
@@ -223,41 +230,50 @@ class Engine:
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         finished: set[int] = set()
         observe, commit, plan = analyzer.observe, analyzer.commit, self._plan
-        for record in records:
-            # (the loop runs once per record of the input: _run and _commit are inline)
-            record.seq = self._seq
-            self._seq += 1
-            self.taken += 1
-            session = observe(record)
-            revision, modern = record.revision, session.modern
-            checks, trackers = plan(record, session)
-            found: list[Finding] | tuple[()] = ()
-            for check in checks:
-                try:
-                    out = check(record, session)
-                    if out:  # (an empty list or tuple: nothing found; a generator is always run)
-                        if not found:
-                            found = []
-                        found.extend(out)
-                except Exception as exc:  # a bug of ours must not cost the user the other findings
-                    self._crashed(check.__self__.code, record.path, record.line, exc)
-            if record.children:  # each element judged and committed before the batch
-                for child in record.children:
-                    found = [*found, *self._element(child, analyzer, session)]
-            commit(record)
-            if record.revision is not revision or session.modern is not modern:
-                trackers = self._trackers_for(record, session)  # the commit changed what applies
-            for tracker in trackers:
-                try:
-                    tracker.commit(record, session)
-                except Exception as exc:
-                    self._crashed(type(tracker).__name__, record.path, record.line, exc)
-            if found:
-                yield from found
-            if analyzer.closed:
-                for session in analyzer.take_closed():
-                    finished.add(id(session))
-                    yield from self._finish(session)
+        # the arrival number and the count of records taken live in locals, and in self._seq
+        # around the calls that read it
+        seq, taken = self._seq, 0
+        try:
+            for record in records:
+                # (the loop runs once per record of the input: _run and _commit are inline)
+                record.seq = seq
+                seq += 1
+                taken += 1
+                session = observe(record)
+                revision, modern = record.revision, session.modern
+                checks, trackers = plan(record, session)
+                found: list[Finding] | tuple[()] = ()
+                for check in checks:
+                    try:
+                        out = check(record, session)
+                        if out:  # (an empty list or tuple: nothing found; a generator is always run)
+                            if not found:
+                                found = []
+                            found.extend(out)
+                    except Exception as exc:  # a bug of ours must not cost the user the other findings
+                        self._crashed(check.__self__.code, record.path, record.line, exc)
+                if record.children:  # each element judged and committed before the batch
+                    self._seq = seq
+                    for child in record.children:
+                        found = [*found, *self._element(child, analyzer, session)]
+                    seq = self._seq
+                commit(record)
+                if record.revision is not revision or session.modern is not modern:
+                    trackers = self._trackers_for(record, session)  # the commit changed what applies
+                for tracker in trackers:
+                    try:
+                        tracker.commit(record, session)
+                    except Exception as exc:
+                        self._crashed(type(tracker).__name__, record.path, record.line, exc)
+                if found:
+                    yield from found
+                if analyzer.closed:
+                    for session in analyzer.take_closed():
+                        finished.add(id(session))
+                        yield from self._finish(session)
+        finally:
+            self._seq = seq
+            self.taken += taken
         for session in analyzer.all_sessions():
             if id(session) not in finished:
                 yield from self._finish(session)
