@@ -5,11 +5,17 @@ from __future__ import annotations
 import io
 
 import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from mcplint import protocol
 from mcplint.analysis.engine import Engine
 from mcplint.input.lines import iter_lines
 from mcplint.input.parse import Parser
 from mcplint.input.readers import read_capture
+from mcplint.rules import lifecycle
+from mcplint.rules._base import set_plan_facts
+from mcplint.rules.capabilities import close_gates
 from tests.ruledocs import run_transcript
 
 ENGINE = Engine()
@@ -364,3 +370,72 @@ C→S {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 C→S {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{}}}
 """
     assert lc(text) == {(5, "LC015"): ("warning", "low")}
+
+
+# -- HandshakeVersions: its reading of the usual handshake agrees with the plain one ----------
+def _plain_handshake_commit(self, record, session):
+    """``HandshakeVersions.commit`` without its shortcuts: versions read from the session's
+    handshake, both plan-fact families made one after the other, LC011's record by _negotiated."""
+    set_plan_facts(session, lifecycle._UNSUPPORTED,
+                   lifecycle._YES if lifecycle._unsupported(*lifecycle._versions(session)) else lifecycle._NO)
+    close_gates(session)
+    known = protocol.nearest_known(record.revision, session.modern)
+    if known in protocol.LEGACY if known is not None else not session.modern:
+        negotiated = lifecycle._negotiated(record)
+        if negotiated is not None and negotiated[0] == negotiated[1]:
+            negotiated[2].setdefault(negotiated[0], record)
+
+
+_HS_VERSIONS = st.sampled_from(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "latest", "2099-01-01", 7, None])
+_HS_CAPS = st.sampled_from([{}, {"tools": {}}, {"tools": {"listChanged": True}, "logging": {}},
+                            {"prompts": {}, "resources": {"subscribe": True}, "completions": {}}, [], "x"])
+
+
+@st.composite
+def _handshakes(draw):
+    """Canonical capture entries: handshakes (keyed or not) with odd versions and capabilities,
+    errors, answers to another id, second handshakes in a keyed session, a request after each."""
+    entries = []
+    for _ in range(draw(st.integers(1, 4))):
+        key, rid = draw(st.sampled_from([None, "k"])), draw(st.sampled_from([0, 1, "a"]))
+        asked, answered = draw(_HS_VERSIONS), draw(_HS_VERSIONS)
+        params = {"capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        if asked is not None:
+            params["protocolVersion"] = asked
+        entries.append(("c2s", {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params}, key))
+        answer_id = rid if draw(st.booleans()) or draw(st.booleans()) else 99
+        if draw(st.integers(0, 5)) == 0:
+            entries.append(("s2c", {"jsonrpc": "2.0", "id": answer_id, "error": {"code": -32602, "message": "no"}}, key))
+        else:
+            result = {"capabilities": draw(_HS_CAPS), "serverInfo": {"name": draw(st.sampled_from(["s", "t"])), "version": "1"}}
+            if answered is not None:
+                result["protocolVersion"] = answered
+            entries.append(("s2c", {"jsonrpc": "2.0", "id": answer_id, "result": result}, key))
+        entries.append(("c2s", {"jsonrpc": "2.0", "id": 5, "method": draw(st.sampled_from(["tools/list", "prompts/list"]))}, key))
+    return entries
+
+
+@settings(max_examples=150, deadline=None)
+@given(_handshakes())
+def test_handshake_versions_shortcut_agrees_with_plain_reading(entries):
+    lines = b"\n".join(orjson.dumps({"dir": d, "msg": m, **({"session": s} if s else {})}) for d, m, s in entries) + b"\n"
+
+    def run(commit):
+        seen = []
+
+        def watched(self, record, session):
+            commit(self, record, session)
+            echoed = session.file_state.get(lifecycle._ECHOED, {})
+            seen.append((record.line, session.plan_facts,
+                         {server: {v: r.line for v, r in by.items()} for server, by in echoed.items()}))
+
+        original = lifecycle.HandshakeVersions.commit
+        lifecycle.HandshakeVersions.commit = watched
+        try:
+            found = Engine().lint_records(Parser("x").records(read_capture(iter_lines(io.BytesIO(lines)))), "x")
+            findings = [(f.line, f.code, f.message, f.confidence) for f in found]
+        finally:
+            lifecycle.HandshakeVersions.commit = original
+        return seen, findings
+
+    assert run(lifecycle.HandshakeVersions.commit) == run(_plain_handshake_commit)

@@ -19,6 +19,7 @@ from mcplint.rules._http import (
     JSON,
     SSE,
     STREAMABLE_LEGACY,
+    HttpTracker,
     accept_problem,
     after,
     answered_in,
@@ -41,7 +42,6 @@ from mcplint.rules._http import (
     resumed_stream,
     running_alone,
     runs,
-    seen_facts,
     sent,
     shape,
     shown,
@@ -270,7 +270,7 @@ class SseResponseMissing(ExchangeRule):
             "client can resume it with GET and Last-Event-ID.")
 
     def finish(self, session):
-        facts = seen_facts(session)
+        facts = session.state.get(HttpTracker)  # (seen_facts inline: a session without HTTP has none)
         if facts is None or not facts.interrupted or session.modern:
             return ()  # every finding is of an interrupted stream
         return self._unanswered_streams(session, facts)
@@ -354,7 +354,7 @@ class SseUnrelatedMessages(ExchangeRule):
         yield from progress_on_other_stream(self, record, http, session)
 
     def finish(self, session):
-        facts = seen_facts(session)
+        facts = session.state.get(HttpTracker)  # (seen_facts inline)
         if facts is None or not facts.streams or session.modern:
             return ()  # every finding is of a GET stream
         return self._get_streams(session, facts)
@@ -592,7 +592,7 @@ class SessionDelete(ExchangeRule):
                                       "session ends", severity=Severity.ERROR, level="MUST")
 
     def finish(self, session):
-        facts = seen_facts(session)
+        facts = session.state.get(HttpTracker)  # (seen_facts inline)
         if facts is None or facts.session_id is None or facts.delete_sent or facts.last is None or session.modern:
             return ()
         if facts.session_id in facts.dead:

@@ -253,8 +253,13 @@ class ResponseUnknownId(Rule):
                                       f"{record.direction.sender} itself, not of the {record.direction.other.sender}")
 
     def finish(self, session):
-        held = session.kept_state(self)
+        held = session.state.get(_JR011_STATE)  # (kept_state inline: most sessions hold none)
+        if held is None:
+            return ()
         return [finding for peer, found in held.items() if peer in session.first_message for finding in found]
+
+
+_JR011_STATE = ResponseUnknownId.__name__  # (Session.state_for)
 
 
 #: Unknown-id responses held until the session ends (the peer had not spoken yet), per side.

@@ -29,7 +29,7 @@ from mcplint.rules._base import (
     tracker,
     where,
 )
-from mcplint.rules.capabilities import close_gates, known_clean
+from mcplint.rules.capabilities import close_gates, closed_facts, known_clean
 
 C2S, S2C = Direction.C2S, Direction.S2C
 #: the features of a handshake message its rules require (:func:`plain_initialize`, :func:`plain_initialize_result`)
@@ -98,9 +98,14 @@ def _negotiated(record: Record) -> tuple[str, str, dict] | None:
     answered = result.get("protocolVersion")
     if not isinstance(requested, str) or not isinstance(answered, str):
         return None
+    return requested, answered, _echoed(record.session, result)
+
+
+def _echoed(session, result: dict) -> dict:
+    """The file's record of the versions that the server named by ``result`` echoed (LC011)."""
     info = result.get("serverInfo")
     server = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
-    return requested, answered, record.session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
+    return session.file_state.setdefault(_ECHOED, {}).setdefault(server, {})
 
 
 def _unsupported(requested: Any, answered: Any) -> str | None:
@@ -295,15 +300,20 @@ class InitializedMissing(Rule):
         return ()
 
     def finish(self, session):
-        state = session.kept_state(self)
+        state = session.state.get(_LC007_STATE)  # (kept_state inline: most sessions have none)
+        if state is None or session.phase != Phase.INITIALIZED:
+            return ()
         first = state.get("first")
-        if first is None or session.phase != Phase.INITIALIZED:
+        if first is None:
             return ()
         short = session.messages - state["at"] - 1 < _FEW
         return [self.report(first, f"Client went on with {first.method!r} after a successful initialize but "
                                    "never sent notifications/initialized",
                             confidence="low" if short else None,
                             related=[(session.init_response, "initialize result")])]
+
+
+_LC007_STATE = InitializedMissing.__name__  # (Session.state_for)
 
 
 @rule
@@ -446,13 +456,43 @@ class HandshakeVersions(Tracker):
     methods = _INITIALIZE
 
     def commit(self, record, session):
-        set_plan_facts(session, _UNSUPPORTED, _YES if _unsupported(*_versions(session)) else _NO)
-        close_gates(session)
+        request, msg = record.request, record.msg
+        result = msg.get("result") if isinstance(msg, dict) else None
+        usual = session.init_response is record and session.init_request is request
+        if usual:  # the session's handshake is this result and its request: _versions and _negotiated read them
+            params = request.params
+            requested = params.get("protocolVersion") if isinstance(params, dict) else None
+            answered = result.get("protocolVersion") if isinstance(result, dict) else None
+        else:
+            requested, answered = _versions(session)
+        unsupported = answered != requested and _unsupported(requested, answered) is not None
+        key = (session.plan_facts, unsupported, closed_facts(session.server_caps))
+        facts = _AFTER_HANDSHAKE.get(key)
+        if facts is None:
+            set_plan_facts(session, _UNSUPPORTED, _YES if unsupported else _NO)
+            close_gates(session)
+            if len(_AFTER_HANDSHAKE) > 4096:
+                _AFTER_HANDSHAKE.clear()
+            facts = _AFTER_HANDSHAKE[key] = session.plan_facts
+        session.plan_facts = facts
         known = protocol.nearest_known(record.revision, session.modern)  # (Engine.applies of LC011)
-        if known in protocol.LEGACY if known is not None else not session.modern:
+        if not (known in protocol.LEGACY if known is not None else not session.modern):
+            return
+        if not usual:
             negotiated = _negotiated(record)
             if negotiated is not None and negotiated[0] == negotiated[1]:
                 negotiated[2].setdefault(negotiated[0], record)  # the first result that echoed it
+        elif (record.answer == "ok" or record.answer == "after-cancel") and isinstance(requested, str) \
+                and isinstance(answered, str):  # (_negotiated inline)
+            echoed = _echoed(session, result)
+            if requested == answered:
+                echoed.setdefault(answered, record)  # the first result that echoed it
+
+
+#: (plan facts, whether the server chose a version the client cannot support, the facts of the
+#: gates its capabilities close) -> the session's plan facts after the handshake: what
+#: set_plan_facts makes of both families, once per combination (sessions repeat their handshake)
+_AFTER_HANDSHAKE: dict[tuple, frozenset[str]] = {}
 
 
 @rule

@@ -202,7 +202,7 @@ class DirectionUnknown(Rule):
         return ()
 
     def finish(self, session):
-        state = session.kept_state(self)
+        state = session.state.get(_IO011_STATE)  # (kept_state inline: most sessions have none)
         if not state:
             return ()
         first, *later = state["records"]
@@ -211,3 +211,6 @@ class DirectionUnknown(Rule):
         return [self.report(first, f"Direction of {_describe(first)} is unknown (the capture does not say, and "
                                    f"either side may send it){others}; direction-dependent checks were skipped",
                             related=[(r, f"also undecided: {_describe(r)}") for r in later])]
+
+
+_IO011_STATE = DirectionUnknown.__name__  # (Session.state_for)
