@@ -164,12 +164,17 @@ def html_text(text: Any) -> str:
 _NOT_ASCII_OR_DEL = re.compile("[^\x00-\x7e]")
 
 
+#: The bytes of the characters json_text never escapes (ASCII but DEL): what is left of UTF-8 text
+#: without them is whole characters, those it may have to escape
+_PLAIN_ASCII = bytes(range(0x7F))
+
+
 def json_text(value: Any, *, indent: bool = False) -> str:
     """``value`` as JSON text (orjson), with every unprintable character ``\\u``-escaped."""
-    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
-    if text.isascii() and "\x7f" not in text:
-        return text
-    return _NOT_ASCII_OR_DEL.sub(_json_escape, text)
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+    if data.isascii() and b"\x7f" not in data or data.translate(None, _PLAIN_ASCII).decode().isprintable():
+        return data.decode()  # (nothing to escape: a report's "§" and "→" are printable)
+    return _NOT_ASCII_OR_DEL.sub(_json_escape, data.decode())
 
 
 def _json_escape(match: re.Match) -> str:

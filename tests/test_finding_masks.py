@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcplint import excerpt
@@ -10,6 +10,7 @@ from mcplint import excerpt
 _EDGES = [0, 7, 999, 1000, 4111111111, 5551234567, 123456789012, excerpt.PLAIN_INT - 1, 411111111111]
 
 
+@settings(deadline=None)  # (the first example imports the redaction engine)
 @given(st.one_of(st.integers(-excerpt.PLAIN_INT + 1, excerpt.PLAIN_INT - 1), st.sampled_from(_EDGES),
                  st.sampled_from([-v for v in _EDGES])))
 def test_an_id_of_twelve_digits_or_less_is_never_masked(value):
@@ -21,3 +22,26 @@ def test_an_id_of_twelve_digits_or_less_is_never_masked(value):
 def test_longer_integers_still_go_to_the_engine():
     card = 4111111111111111  # a test card number: personal data to the masker
     assert excerpt.mask_id(card) == excerpt.MASK
+
+
+def _json_text_by_every_character(value, indent=False):
+    """json_text as it was: every character beyond ASCII (and DEL) tested."""
+    import orjson
+
+    from mcplint.untrusted import _NOT_ASCII_OR_DEL, _json_escape
+
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0).decode()
+    return _NOT_ASCII_OR_DEL.sub(_json_escape, text)
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12) | st.sampled_from(
+    ["§ →", "a\x7fb", "\u202e", "\x85", "é\u2028", "\U0001f600", "\ufeff", "\x1b[31m"])
+
+
+@settings(deadline=None)
+@given(st.recursive(st.none() | st.integers(-2**63, 2**63 - 1) | _TEXT, lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(_TEXT, inner, max_size=3), max_leaves=8), st.booleans())
+def test_json_text_skips_the_escape_pass_only_when_it_would_change_nothing(value, indent):
+    from mcplint.untrusted import json_text
+
+    assert json_text(value, indent=indent) == _json_text_by_every_character(value, indent)

@@ -49,14 +49,16 @@ def sarif(findings, summary, out) -> None:
     codes = sorted({f.code for f in findings})
     index = {code: i for i, code in enumerate(codes)}
     results = []
+    uris: dict[str, str] = {}  # (a file's findings share its path: quoted once)
     for finding, print_ in zip(findings, fingerprints(findings)):
+        uri = uris.get(finding.path) or uris.setdefault(finding.path, _uri(finding.path))
         result = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
             "level": _SARIF_LEVEL[finding.severity],
             "message": {"text": finding.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(finding.path)},
+                "artifactLocation": {"uri": uri},
                 "region": {"startLine": finding.line},
             }}],
             "partialFingerprints": {"mcplint/v1": print_},
@@ -68,7 +70,7 @@ def sarif(findings, summary, out) -> None:
         if finding.related:
             result["relatedLocations"] = [
                 {"id": i, "message": {"text": rel.note}, "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(finding.path)}, "region": {"startLine": rel.line}}}
+                    "artifactLocation": {"uri": uri}, "region": {"startLine": rel.line}}}
                 for i, rel in enumerate(finding.related)]
         results.append(result)
     document = {
