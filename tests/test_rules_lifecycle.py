@@ -13,9 +13,9 @@ from mcplint.analysis.engine import Engine
 from mcplint.input.lines import iter_lines
 from mcplint.input.parse import Parser
 from mcplint.input.readers import read_capture
-from mcplint.rules import lifecycle
+from mcplint.rules import capabilities, lifecycle
 from mcplint.rules._base import set_plan_facts
-from mcplint.rules.capabilities import close_gates
+from mcplint.rules.capabilities import capability_problems, close_gates
 from tests.ruledocs import run_transcript
 
 ENGINE = Engine()
@@ -439,3 +439,27 @@ def test_handshake_versions_shortcut_agrees_with_plain_reading(entries):
         return seen, findings
 
     assert run(lifecycle.HandshakeVersions.commit) == run(_plain_handshake_commit)
+
+
+_HS_INFO = st.sampled_from([{"name": "c", "version": "1"}, {"name": "c"}, {"name": 1, "version": "1"}, "c"])
+_HS_OBJECT = st.fixed_dictionaries({}, optional={
+    "protocolVersion": _HS_VERSIONS, "capabilities": st.sampled_from([{}, {"tools": {}}, {"tools": True}, {"roots": []},
+                                                                      {"sampling": {}, "roots": {"listChanged": 1}}, []]),
+    "clientInfo": _HS_INFO, "serverInfo": _HS_INFO})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_HS_OBJECT, st.sampled_from([("clientInfo", "client"), ("serverInfo", "server")]),
+                          st.booleans()), min_size=1, max_size=8))
+def test_plain_handshake_verdict_is_the_plain_reading(items):
+    # lifecycle._plain keeps a verdict per text of the params (result): it must stay what
+    # _well_formed and known_clean say, as CAP006 finds capabilities clean along the way
+    known = {"client": set(), "server": set()}
+    for obj, (info_key, side), judged in items:
+        caps, version = obj.get("capabilities"), obj.get("protocolVersion")
+        version = version if isinstance(version, str) else None
+        if judged and isinstance(caps, dict) and not capability_problems(caps, side, version):
+            capabilities._CLEAN_CAPS.add((side, version, orjson.dumps(caps)))  # as CAP006 keeps a clean verdict
+        expected = lifecycle._well_formed(obj, info_key) \
+            and capabilities.known_clean(obj["capabilities"], side, obj["protocolVersion"])
+        assert lifecycle._plain(obj, info_key, side, known[side]) == expected

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from mcplint import protocol
 from mcplint.analysis.analyzer import Phase
 from mcplint.model import Direction, Kind, Record, Severity
@@ -599,6 +601,31 @@ def _well_formed(obj: dict[str, Any], info_key: str) -> bool:
         and isinstance(info, dict) and isinstance(info.get("name"), str) and isinstance(info.get("version"), str)
 
 
+#: exact JSON texts of initialize params (results) that _well_formed found well-formed and whose
+#: capabilities CAP006 had found clean (known_clean): sessions repeat their handshake verbatim, and
+#: both verdicts are functions of the text (CAP006's never changes once made)
+_PLAIN_PARAMS: set[bytes] = set()
+_PLAIN_RESULTS: set[bytes] = set()
+
+
+def _plain(obj: dict[str, Any], info_key: str, side: str, known: set[bytes]) -> bool:
+    """``_well_formed(obj, info_key)`` and ``known_clean`` of its capabilities (``side``'s),
+    remembered in ``known`` per text of ``obj``."""
+    try:
+        text = orjson.dumps(obj)
+    except TypeError:
+        text = None
+    if text in known:
+        return True
+    if not _well_formed(obj, info_key) or not known_clean(obj["capabilities"], side, obj["protocolVersion"]):
+        return False
+    if text is not None:
+        if len(known) >= 1024:
+            known.clear()
+        known.add(text)
+    return True
+
+
 _LC002_STATE = ServerSpeaksBeforeInitialize.__name__  # (Session.state_for)
 
 
@@ -625,11 +652,7 @@ def plain_initialize(record: Record) -> bool:
     if "params" not in msg:
         return False
     params = record.params
-    if not isinstance(params, dict):
-        return True
-    if not _well_formed(params, "clientInfo"):
-        return False
-    return known_clean(params["capabilities"], "client", params["protocolVersion"])
+    return not isinstance(params, dict) or _plain(params, "clientInfo", "client", _PLAIN_PARAMS)
 
 
 @feature("odd-initialize-result", Kind.RESULT, "initialize")
@@ -642,9 +665,5 @@ def plain_initialize_result(record: Record) -> bool:
     result = msg.get("result")
     if record.direction is not S2C or not isinstance(result, dict) or request is None:
         return False
-    if not _well_formed(result, "serverInfo"):
-        return False
-    answered = result["protocolVersion"]
-    if params_of(request).get("protocolVersion") != answered:
-        return False
-    return known_clean(result["capabilities"], "server", answered)
+    return _plain(result, "serverInfo", "server", _PLAIN_RESULTS) \
+        and params_of(request).get("protocolVersion") == result["protocolVersion"]
