@@ -42,9 +42,11 @@ def test_values_with_one_fingerprint_have_the_same_issues(data):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_kept_issues_are_the_issues(data):
-    entry, value = mutated_sample(data)
+    """Also after the judge refused a value (kept issues are looked up first then)."""
+    entry, plain = data.draw(st.sampled_from(corpus()))
+    value = _mutate(plain, data)
     other = _respelled(value, data)
-    for item in (value, other, value):
+    for item in (value, other, plain, _respelled(plain, data), value):
         assert schema.validate(entry, item, ("result",)) == _uncached(entry, item)
 
 

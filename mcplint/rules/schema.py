@@ -142,7 +142,7 @@ class Judge:
     explains)."""
 
     __slots__ = ("key", "required", "type_name", "quick_text", "explain_text", "_quick_schema", "_quick",
-                 "_adapter", "_fingerprint", "_explainer")
+                 "_adapter", "_fingerprint", "_explainer", "refused")
 
     def __init__(self, key: tuple[str, str, str], required: bool, type_name: str, quick_text: str | None,
                  explain_text: str | None = None, adapter: Any = None):
@@ -153,6 +153,7 @@ class Judge:
         self._adapter = adapter
         self._fingerprint: Any = _UNBUILT
         self._explainer: Any = _UNBUILT
+        self.refused = False  # whether validate() has explained a value (a broken shape may come again)
 
     @property
     def quick_schema(self) -> Any:
@@ -492,7 +493,15 @@ def _union(prefix: tuple, arms: dict[str, list], names: frozenset[str]) -> list[
 def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
     """Validate ``value`` strictly against a :class:`Judge`; the issues found, paths starting
     with ``base``. A refused value's issues are kept under its structural fingerprint (the same
-    broken shape with other texts has the same issues: :mod:`~mcplint.rules._fingerprint`)."""
+    broken shape with other texts has the same issues: :mod:`~mcplint.rules._fingerprint`); once
+    a judge has refused a value, the kept issues are looked up before the quick pass (a value the
+    quick pass accepts has the issues of its fingerprint's values: none)."""
+    key = _UNBUILT
+    if entry.refused:
+        key = _explained_key(entry, value, base)
+        issues = _explained.get(key) if key is not None else None
+        if issues is not None:
+            return list(issues)
     quick = entry.quick
     if quick is not None:
         try:
@@ -500,21 +509,27 @@ def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
             return []
         except Exception:  # noqa: BLE001 - refused (or could not tell): the wire type decides
             pass
-    key = None
-    fingerprint = entry.fingerprint
-    if fingerprint is not None:
-        try:
-            key = (entry, base, fingerprint(value))
-        except (TypeError, RecursionError):  # not JSON data, or too deep: explained each time
-            pass
-        else:
-            issues = _explained.get(key)
-            if issues is not None:
-                return list(issues)
+    if key is _UNBUILT:
+        key = _explained_key(entry, value, base)
+        issues = _explained.get(key) if key is not None else None
+        if issues is not None:
+            return list(issues)
+    entry.refused = True
     issues = explain(entry, value, base)
     if key is not None:
         _explained[key] = tuple(issues)
     return issues
+
+
+def _explained_key(entry: Judge, value: Any, base: tuple) -> tuple | None:
+    """The key of ``value``'s issues in ``_explained``; None without a fingerprint."""
+    fingerprint = entry.fingerprint
+    if fingerprint is None:
+        return None
+    try:
+        return entry, base, fingerprint(value)
+    except (TypeError, RecursionError):  # not JSON data, or too deep: explained each time
+        return None
 
 
 def explain(entry: Judge, value: Any, base: tuple) -> list[Issue]:
