@@ -3,10 +3,12 @@
     python bench/bench_memory.py                              # 100 MB and 1 GB, both shapes
     python bench/bench_memory.py --sizes 20,100 --commands check
 
-Two capture shapes are generated with ``bench_check``'s generator (canonical capture format,
+Three capture shapes are generated with ``bench_check``'s generator (canonical capture format,
 kept under ``bench/data`` and reused): ``short`` is many sessions of 200 tool calls each, ``long``
 is one session that goes on calling after a single handshake (a gateway log; the one that finds
-per-session tables growing with the input). Each command runs as its own process and its peak
+per-session tables growing with the input), ``small`` is ``bench_check``'s small shape, many short
+sessions of small messages (about 23 records each: the one that finds what every session leaves
+behind, about 160,000 sessions in 1 GB). Each command runs as its own process and its peak
 RSS is read from the kernel's resource usage of that child (``os.wait4``, the ``ru_maxrss`` that
 ``resource.getrusage(RUSAGE_CHILDREN)`` reports, but for that one child only). The table ends
 with the largest/smallest size ratio per command and shape: memory that does not grow with the
@@ -38,7 +40,8 @@ def capture(size_mb: int, shape: str, payload_kb: float) -> Path:
     path = DATA / f"memory-{shape}-{size_mb}mb-{payload_kb:g}kb.mcplog"
     if not path.exists() or path.stat().st_size < (size_mb << 20):
         start = time.perf_counter()
-        generate(path, size_mb, "capture", payload_kb, long_session=shape == "long")
+        generate(path, size_mb, "capture", payload_kb, long_session=shape == "long",
+                 shape="small" if shape == "small" else "realistic")
         print(f"generated {path.name} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return path
 
@@ -51,7 +54,7 @@ def measure(command: str, path: Path) -> tuple[float, float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100,1024", help="capture sizes in MB, comma-separated")
-    parser.add_argument("--shapes", default="short,long", help="short (many sessions), long (one session)")
+    parser.add_argument("--shapes", default="short,long", help="short (many sessions), long (one session), small (many short sessions)")
     parser.add_argument("--commands", default="check,stats,diagnose")
     parser.add_argument("--payload-kb", type=float, default=2.0)
     args = parser.parse_args()
