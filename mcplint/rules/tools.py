@@ -367,6 +367,22 @@ def _declares_output(tools: Any) -> bool:
     return isinstance(tools, list) and any(isinstance(tool, dict) and "outputSchema" in tool for tool in tools)
 
 
+def _schema_texts(tools: list) -> tuple[tuple[tuple[int, str, bytes, Any], ...], bool]:
+    """What :class:`ListedSchemas` keeps of a listing's ``tools``: ``(index, "inputSchema" or
+    "outputSchema", its JSON text, the inputSchema's acceptor or None)`` of each schema that is an
+    object it can serialize, in listing order; and whether a tool declares an outputSchema."""
+    schemas = []
+    for index, tool in enumerate(tools):
+        if isinstance(tool, dict):
+            text = _text(tool.get("inputSchema"))
+            if text is not None:
+                schemas.append((index, "inputSchema", text, simple_acceptor(tool["inputSchema"])))
+            text = _text(tool.get("outputSchema"))
+            if text is not None:
+                schemas.append((index, "outputSchema", text, None))
+    return tuple(schemas), _declares_output(tools)
+
+
 @tracker
 class ListedSchemas(Tracker):
     """The JSON texts of the schemas a session's tools/list listed (schema object id -> (schema,
@@ -398,22 +414,22 @@ class ListedSchemas(Tracker):
         tools = record.msg["result"]["tools"]  # (listing_text found them)
         entry = _SCHEMA_TEXTS.get(text)
         if entry is None:
-            entry = _SCHEMA_TEXTS[text] = (tuple(
-                (_text(tool.get("inputSchema")), _text(tool.get("outputSchema")),
-                 simple_acceptor(tool.get("inputSchema"))) if isinstance(tool, dict)
-                else (None, None, None) for tool in tools), _declares_output(tools))
-        texts, outputs = entry
-        self._facts(session, outputs)
+            entry = _SCHEMA_TEXTS[text] = _schema_texts(tools)
+        schemas, outputs = entry
+        facts = session.plan_facts  # (_facts inline)
+        if _OUTPUT_SCHEMAS not in facts:
+            if outputs:
+                set_plan_facts(session, "tools:", _OUTPUT_FACTS)
+            elif LISTED not in facts:
+                set_plan_facts(session, "tools:", _LISTED_FACTS)
         known = session.state.get(ListedSchemas)  # (Tracker.of inline)
         if known is None:
             known = session.state[ListedSchemas] = {}
         elif len(known) > 4096:  # a long session that listed many catalogs: keep the latest ones
             known.clear()
-        for tool, (input_text, output_text, accepts) in zip(tools, texts):
-            if input_text is not None:
-                known[id(tool["inputSchema"])] = (tool["inputSchema"], input_text, accepts)
-            if output_text is not None:
-                known[id(tool["outputSchema"])] = (tool["outputSchema"], output_text, None)
+        for index, member, schema_text, accepts in schemas:
+            schema = tools[index][member]
+            known[id(schema)] = (schema, schema_text, accepts)
 
     @staticmethod
     def _facts(session, outputs: bool) -> None:
