@@ -45,3 +45,29 @@ def test_json_text_skips_the_escape_pass_only_when_it_would_change_nothing(value
     from mcplint.untrusted import json_text
 
     assert json_text(value, indent=indent) == _json_text_by_every_character(value, indent)
+
+
+_PIECES = st.sampled_from(["ghp_", "AKIA", "eyJ", "sk-", "xoxb-", "123-45-6789", "123 45 6789", "123456789", "٣",
+                           "ssn", "é", "\udcff", " ", "0", "-", "g", "hp_"])
+
+
+@settings(deadline=None)
+@given(st.lists(_PIECES | st.text(max_size=4), max_size=12).map("".join))
+def test_the_provider_prefix_pass_finds_a_text_the_trigger_pattern_finds(text):
+    """providers.find skips its pattern when the prefix automaton finds no prefix: the two agree."""
+    from mcplint.redact import providers
+
+    found = bool(providers._ANY_PREFIX.find_matches_as_indexes(text.encode("utf-8", "surrogatepass")))
+    assert found == (providers.TRIGGER.search(text) is not None)
+
+
+@settings(deadline=None)
+@given(st.lists(_PIECES | st.text(max_size=4), max_size=12).map("".join))
+def test_digit_shapes_in_bytes_are_those_of_the_text(text):
+    """credentials.find looks for SSN shapes in the UTF-8 bytes with digits as 0: as in the text."""
+    from mcplint.redact import credentials
+
+    zeros = text.translate(str.maketrans("0123456789", "0000000000"))
+    data = text.encode("utf-8", "surrogatepass").translate(credentials._ZEROS)
+    for shape in ("000-00-0000", "000 00 0000", "000000000"):
+        assert (shape in zeros) == (shape.encode() in data)

@@ -93,7 +93,7 @@ _SESSION = rx("session-value", r"(?:[ \t]{1,4}(?i:id))?(?:[ \t]{1,4}(?i:is|was))
                                r"(?![0-9A-Za-z_~+/=-]|\.[0-9A-Za-z])"
                                r"|[A-Za-z0-9_.~+/=-]{16,1024}+)")
 SSN = rx("ssn", r"(?<![\w.+/-])(?<!\d )(\d{3})([ -]?)(\d{2})\2(\d{4})(?![\w/-]|\.\d| \d)")
-_ZEROS = str.maketrans("0123456789", "0000000000")
+_ZEROS = bytes.maketrans(b"0123456789", b"0000000000")
 _SSN_CONTEXT = rx("ssn-context", r"(?i:\bssn|social[ \t]{1,4}security)[^\n]{0,24}$")
 
 
@@ -155,9 +155,10 @@ def find(text: str, keys: KeyClassifier) -> list[Span]:
     if schemes:
         _auth(text, spans)
     if len(text) >= 9:
-        zeros = text.translate(_ZEROS)
-        if "000-00-0000" in zeros or "000 00 0000" in zeros or (
-                "000000000" in zeros and ("ssn" in (low or text.lower()) or "social" in (low or text.lower()))):
+        # (in bytes: a C translation; no byte of a character beyond ASCII is an ASCII digit)
+        zeros = text.encode("utf-8", "surrogatepass").translate(_ZEROS)
+        if b"000-00-0000" in zeros or b"000 00 0000" in zeros or (
+                b"000000000" in zeros and ("ssn" in (low or text.lower()) or "social" in (low or text.lower()))):
             _ssns(text, spans)
     return spans
 

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+import ahocorasick_rs
+
 from mcplint.redact._rx import rx, trie_pattern
 from mcplint.redact.spans import PROVIDER, Span
 
@@ -237,6 +239,8 @@ KINDS: frozenset[str] = frozenset(rule.kind for rule in RULES)
 _PREFIXED = [(p, rule) for rule in RULES for p in rule.prefixes]
 _PREFIXED.sort(key=lambda pr: -len(pr[0]))
 TRIGGER = rx("provider-trigger", trie_pattern([p for p, _ in _PREFIXED], as_bytes=False))
+#: Whether any prefix occurs at all (one pass in Rust; the regular expression tries every position)
+_ANY_PREFIX = ahocorasick_rs.BytesAhoCorasick([p.encode() for p, _ in _PREFIXED])
 _BY_HEAD: dict[str, list[tuple[str, TokenRule, re.Pattern[str]]]] = {}
 for _prefix, _rule in _PREFIXED:
     _BY_HEAD.setdefault(_prefix[:2], []).append((_prefix, _rule, rx(f"provider:{_rule.kind}", _rule.pattern)))
@@ -247,7 +251,9 @@ def find(text: str) -> list[Span]:
     spans: list[Span] = []
     done = 0
     judged = 0  # JWT: end of the last run judged from its start (no ``eyJ`` inside it can match)
-    for m in TRIGGER.finditer(text):
+    # (UTF-8 finds a text's substrings as they are; surrogatepass keeps a capture's undecodable bytes)
+    for m in TRIGGER.finditer(text) if _ANY_PREFIX.find_matches_as_indexes(text.encode("utf-8", "surrogatepass")) \
+            else ():
         p = m.start()
         if p < done or (p and text[p - 1].isalnum()):
             continue
