@@ -126,3 +126,52 @@ def test_a_progress_token_that_tells_the_direction_resolves_as_progress_ref(step
         if record.method == "notifications/progress":
             assert record.target == progress_ref(record, session)
         analyzer.commit(record)
+
+
+def short_sessions(count: int) -> bytes:
+    """``count`` short sessions of one client, each with a tool call that draws no finding."""
+    lines = []
+    for _ in range(count):
+        lines += [
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
+            {"jsonrpc": "2.0", "id": 0, "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}},
+            {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ok"}]}},
+        ]
+    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+
+
+def sessions_alive_after(count: int) -> tuple[Analyzer, int]:
+    """Lint ``count`` short sessions: the analyzer, and how many of its Session objects are still
+    alive after a garbage collection."""
+    import gc
+
+    from mcplint.analysis.engine import Engine
+
+    path = f"{count}.jsonl"
+    engine, analyzer = Engine(), Analyzer(path)
+    records = Parser(path).records(open_frames(io.BytesIO(short_sessions(count)), "jsonl")[1])
+    list(engine.lint_records(records, path, analyzer))
+    del records
+    gc.collect()
+    return analyzer, sum(1 for o in gc.get_objects() if type(o) is Session and o.path == path)
+
+
+def test_a_finished_session_is_kept_compact_and_its_session_freed():
+    """Issue 16 (peak RSS flat from 100 MB to 1 GB): what a finished session leaves behind is a
+    FinishedSession with the facts the summary and whole-file rules read; the Session itself, its
+    released tables and dicts, is freed (a rule or cache that kept it would keep every one). A few
+    stay alive whatever the count: the current one, and the first to show a server's negotiated
+    version (LC011 keeps its record per server and version for the whole file)."""
+    from mcplint.analysis.analyzer import FinishedSession
+
+    analyzer, alive = sessions_alive_after(30)
+    sessions = analyzer.all_sessions()
+    assert len(sessions) == 30 and all(type(s) is FinishedSession and s.finished for s in sessions)
+    assert [(s.label, s.version, s.era, s.messages) for s in sessions] == \
+        [(str(n), "2025-06-18", "legacy", 5) for n in range(1, 31)]
+    assert not any(s.unreadable for s in sessions)
+    assert alive <= 2 and sessions_alive_after(90)[1] == alive

@@ -228,7 +228,6 @@ class Engine:
         the rules that judge a file as a whole (``Rule.finish_file``) are not asked.
         """
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
-        finished: set[int] = set()
         observe, commit, plan = analyzer.observe, analyzer.commit, self._plan
         # the arrival number and the count of records taken live in locals, and in self._seq
         # around the calls that read it
@@ -269,14 +268,15 @@ class Engine:
                     yield from found
                 if analyzer.closed:
                     for session in analyzer.take_closed():
-                        finished.add(id(session))
                         yield from self._finish(session)
+                        analyzer.retire(session)
         finally:
             self._seq = seq
             self.taken += taken
         for session in analyzer.all_sessions():
-            if id(session) not in finished:
+            if not session.finished:
                 yield from self._finish(session)
+                analyzer.retire(session)
         if whole_file:
             for rule in self._file_finishers:
                 try:
