@@ -31,7 +31,7 @@ from mcplint.rules._base import (
     tracker,
     where,
 )
-from mcplint.rules.capabilities import close_gates, closed_facts, known_clean
+from mcplint.rules.capabilities import close_gates, known_clean
 
 C2S, S2C = Direction.C2S, Direction.S2C
 #: the features of a handshake message its rules require (:func:`plain_initialize`, :func:`plain_initialize_result`)
@@ -468,17 +468,26 @@ class HandshakeVersions(Tracker):
         else:
             requested, answered = _versions(session)
         unsupported = answered != requested and _unsupported(requested, answered) is not None
-        key = (session.plan_facts, unsupported, closed_facts(session.server_caps))
+        try:  # the closed gates are a function of the server's capabilities' text (closed_facts)
+            key = (session.plan_facts, unsupported, orjson.dumps(session.server_caps))
+        except TypeError:
+            key = None
         facts = _AFTER_HANDSHAKE.get(key)
         if facts is None:
             set_plan_facts(session, _UNSUPPORTED, _YES if unsupported else _NO)
             close_gates(session)
-            if len(_AFTER_HANDSHAKE) > 4096:
-                _AFTER_HANDSHAKE.clear()
-            facts = _AFTER_HANDSHAKE[key] = session.plan_facts
-        session.plan_facts = facts
-        known = protocol.nearest_known(record.revision, session.modern)  # (Engine.applies of LC011)
-        if not (known in protocol.LEGACY if known is not None else not session.modern):
+            if key is not None:
+                if len(_AFTER_HANDSHAKE) > 4096:
+                    _AFTER_HANDSHAKE.clear()
+                _AFTER_HANDSHAKE[key] = session.plan_facts
+        else:
+            session.plan_facts = facts
+        legacy = _LEGACY_ERA.get((record.revision, session.modern))
+        if legacy is None:
+            known = protocol.nearest_known(record.revision, session.modern)  # (Engine.applies of LC011)
+            legacy = _LEGACY_ERA[record.revision, session.modern] = \
+                known in protocol.LEGACY if known is not None else not session.modern
+        if not legacy:
             return
         if not usual:
             negotiated = _negotiated(record)
@@ -491,10 +500,12 @@ class HandshakeVersions(Tracker):
                 echoed.setdefault(answered, record)  # the first result that echoed it
 
 
-#: (plan facts, whether the server chose a version the client cannot support, the facts of the
-#: gates its capabilities close) -> the session's plan facts after the handshake: what
-#: set_plan_facts makes of both families, once per combination (sessions repeat their handshake)
-_AFTER_HANDSHAKE: dict[tuple, frozenset[str]] = {}
+#: (plan facts, whether the server chose a version the client cannot support, the JSON text of
+#: its capabilities) -> the session's plan facts after the handshake: what set_plan_facts makes
+#: of both families, once per combination (sessions repeat their handshake)
+_AFTER_HANDSHAKE: dict[tuple | None, frozenset[str]] = {}
+#: (revision, modern) -> whether LC011 covers it (Engine.applies)
+_LEGACY_ERA: dict[tuple, bool] = {}
 
 
 @rule

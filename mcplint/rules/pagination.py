@@ -58,6 +58,7 @@ def single_page(record: Record) -> bool:
 
 
 # -- tracker ---------------------------------------------------------------------------------
+_REQUEST = Kind.REQUEST  # (a plain name: Kind.REQUEST costs a descriptor call)
 @dataclass(slots=True)
 class PaginationFacts:
     #: (requester direction, method) -> {cursor: the result record that issued it}
@@ -75,7 +76,7 @@ class PaginationTracker(Tracker):
     facts = PaginationFacts
 
     def commit(self, record, session):
-        if record.kind is Kind.REQUEST:
+        if record.kind is _REQUEST:
             direction = record.direction
             if direction is None:
                 return

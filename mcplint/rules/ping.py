@@ -16,7 +16,7 @@ from mcplint.rules._base import REQUESTS, RESPONSES, Rule, fmt_id, params_of, ru
 from mcplint.rules._feature_helpers import error_code, error_message
 
 _BEHAVIOR = "basic/utilities/ping §Behavior Requirements"
-_REQUEST, _NOTIFICATION = Kind.REQUEST, Kind.NOTIFICATION
+_REQUEST, _NOTIFICATION, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.ERROR
 _PING = frozenset({"ping"})
 
 #: Seconds after which a ping answer no longer counts as prompt (timestamped captures).
@@ -39,11 +39,11 @@ class PingResponseNotEmpty(Rule):
 
     def check(self, record, session):
         msg = record.msg
-        result = msg.get("result") if record.kind is not Kind.ERROR else None
+        result = msg.get("result") if record.kind is not _ERROR else None
         if type(result) is dict and (not result or len(result) == 1 and "_meta" in result):
             return ()  # the usual answer, {}
         related = [(record.request, "ping")]
-        if record.kind is Kind.ERROR:
+        if record.kind is _ERROR:
             code = error_code(record)
             return [self.report(record, f"Ping was answered with error {fmt_id(code)} "
                                         f"({error_message(record) or 'no message'}) instead of an empty result",
