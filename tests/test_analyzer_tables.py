@@ -175,3 +175,41 @@ def test_a_finished_session_is_kept_compact_and_its_session_freed():
         [(str(n), "2025-06-18", "legacy", 5) for n in range(1, 31)]
     assert not any(s.unreadable for s in sessions)
     assert alive <= 2 and sessions_alive_after(90)[1] == alive
+
+
+_IDS = st.sampled_from([1, 2, 3, "1", "a", 1.5, None, True])
+_MESSAGES = st.one_of(
+    st.builds(lambda i: {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}, _IDS),
+    st.builds(lambda i: {"jsonrpc": "2.0", "id": i, "method": "sampling/createMessage", "params": {}}, _IDS),
+    st.builds(lambda i: {"jsonrpc": "2.0", "id": i, "method": "ping"}, _IDS),
+    st.builds(lambda i: {"jsonrpc": "2.0", "id": i, "result": {}}, _IDS),
+    st.builds(lambda i: {"jsonrpc": "2.0", "id": i, "error": {"code": -32601, "message": "no"}}, _IDS),
+    st.builds(lambda i: {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": i}}, _IDS),
+    st.just({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}),
+    st.just({"jsonrpc": "2.0", "result": {}}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_MESSAGES, max_size=30))
+def test_a_response_to_an_open_client_request_is_matched_as_the_general_path_matches_it(messages):
+    """observe's shortcut (_open_client_request: an id open on the client's side only) gives a
+    response the direction, request and answer that direction inference and _match_response give."""
+    import mcplint.analysis.analyzer as analyzer_module
+
+    def facts(shortcut) -> list[tuple]:
+        original = analyzer_module._open_client_request
+        analyzer_module._open_client_request = shortcut
+        try:
+            data = b"".join(orjson.dumps(m) + b"\n" for m in messages)
+            analyzer, out = Analyzer("t.jsonl"), []
+            for record in Parser("t.jsonl").records(open_frames(io.BytesIO(data), "jsonl")[1]):
+                analyzer.observe(record)
+                out.append((record.line, record.direction, record.answer, record.version, record.revision,
+                            record.request.line if record.request is not None else None, record.session.label))
+                analyzer.commit(record)
+            return out
+        finally:
+            analyzer_module._open_client_request = original
+
+    assert facts(analyzer_module._open_client_request) == facts(lambda record, session: None)

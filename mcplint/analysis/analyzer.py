@@ -450,7 +450,9 @@ class FinishedSession:
 
     def __init__(self, session: Session):
         self.path, self.label, self.ordinal = session.path, session.label, session.ordinal
-        self.era, self.modern, self.version, self.messages = session.era, session.modern, session.version, session.messages
+        version = session.version  # (interned: each session's would keep its own copy of the same text)
+        self.era, self.modern, self.messages = session.era, session.modern, session.messages
+        self.version = sys.intern(version) if type(version) is str else version
         self.unreadable = session.unreadable if session.unreadable else EMPTY  # (MALFORMED or INVALID lines)
 
 
@@ -525,6 +527,23 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     live = session.tokens.get(requester, EMPTY).get(key)
     finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
     return _new_tuple(ProgressRef, (token, requester, live, finished))
+
+
+def _open_client_request(record: Record, session: Session | None) -> RequestEntry | None:
+    """The open request of the client that a response without direction answers, when its integer
+    or string id is open on the client's side only: then :meth:`Analyzer.infer_direction` says the
+    server sent it, and :meth:`Analyzer._match_response` matches it to this entry (the requests
+    table holds the same entry as the pending one, or forgot it)."""
+    rid = record.id
+    if session is None or (type(rid) is not int and type(rid) is not str):
+        return None
+    pending = session.pending
+    table = pending.get(_C2S)
+    entry = table.get(rid) if table is not None else None
+    if entry is None:
+        return None
+    table = pending.get(_S2C)
+    return None if table is not None and rid in table else entry
 
 
 def is_modern_request(record: Record, strict: bool = True) -> bool:
@@ -782,9 +801,15 @@ class Analyzer:
         asks = kind is _REQUEST
         message = asks or kind is _NOTIFICATION or kind is _RESULT or kind is _ERROR
         direction = record.direction
+        answered = None  # the client's open request a response without direction answers, if found at once
         if message and direction is None:
             # a method only one side sends says who sent it; anything else asks the session
-            direction = _ONLY_SENDER.get(record.method) if kind is not _RESULT and kind is not _ERROR else None
+            if kind is _RESULT or kind is _ERROR:
+                if record.session_key is None and record.parent is None:
+                    answered = _open_client_request(record, self.current)
+                direction = _S2C if answered is not None else None
+            else:
+                direction = _ONLY_SENDER.get(record.method)
             if direction is None:
                 key = record.session_key
                 direction = self._infer_by_session(record, self.current if key is None else self.keyed.get(key))
@@ -828,7 +853,11 @@ class Analyzer:
                     record.answer = "after-cancel"  # progress for a request its sender cancelled
             record.version = session.version or session.requested_version or self.protocol_version
         elif message:
-            self._match_response(record, session)
+            if answered is None:
+                self._match_response(record, session)
+            else:  # (what _match_response finds of an open request: the same entry)
+                record.request = answered.record
+                record.answer = "ok" if answered.cancel is None else "after-cancel"
             request = record.request
             if request is not None and request.version:
                 record.version = request.version
