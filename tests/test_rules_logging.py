@@ -301,10 +301,13 @@ def test_log_threshold_is_not_looked_up_without_an_acknowledged_level(monkeypatc
 
 
 def test_plain_log_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
-    """logging.plain_log, the "odd-log" gate of LG002, LG005 and LG006 (the engine does not call
-    them on a plain log message): every message they report on is not plain, and the well-formed
-    ones are."""
+    """logging.plain_log, the "odd-log" gate of LG001, LG002, LG005 and LG006 (the engine does not
+    call them on a plain log message): every message they report on is not plain, and the
+    well-formed ones past the handshake are."""
+    from mcplint.rules import all_rules
 
+    gated = {rule.code for rule in all_rules() if "odd-log" in rule.requires}
+    assert gated == {"LG001", "LG002", "LG005", "LG006"}
     verdicts = feature_verdicts("odd-log")  # line -> plain_log(record), as the engine asks it
     no_data = 'S→C {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","msg":"x"}}\n'
     text = (INIT + log() + log("debug", '{"n":1}')  # plain: lines 2, 3
@@ -313,3 +316,23 @@ def test_plain_log_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
     found = {line for line, code, _ in lg(text) if code in ("LG002", "LG005", "LG006")}
     assert found == {4, 5, 6, 7, 8}
     assert {line for line, plain in verdicts.items() if plain} == {2, 3}
+
+
+def test_plain_log_is_false_where_lg001_may_report(feature_verdicts):
+    """LG001 is gated by "odd-log" too: a message before the initialize result (kept, then
+    reported) and a 2026-07-28 message (judged by the server/discover capabilities) are not plain;
+    LG001 is still called on the initialize result, which the feature does not concern."""
+    verdicts = feature_verdicts("odd-log")
+    initialize = ('C→S {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                  '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n')
+    answer = ('S→C {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},'
+              '"serverInfo":{"name":"s","version":"1"}}}\n')
+    early = initialize + log() + log("debug") + answer + log()  # lines 2, 3 early; line 5 after the answer
+    assert [line for line, code, _ in lg(early) if code == "LG001"] == [2, 3]
+    assert verdicts == {2: False, 3: False, 5: True}
+    discover = ('C→S {"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{' + META + '}}}\n'
+                'S→C {"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},'
+                '"serverInfo":{"name":"s","version":"1"}}}\n')
+    verdicts.clear()
+    found = [line for line, code, _ in lg(discover + log()) if code == "LG001"]
+    assert found == [3] and verdicts == {3: False}

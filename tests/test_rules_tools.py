@@ -751,6 +751,53 @@ def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(feature_verdicts
     assert {line for line, plain in verdicts.items() if plain} == {5, 7, 9}
 
 
+_CHANGED = 'S→C {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+_RELIST = 'C→S {"jsonrpc":"2.0","id":90,"method":"tools/list"}\nS→C {"jsonrpc":"2.0","id":90,"result":{"tools":%s}}\n'
+_PATTERN = {"name": "find", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^a"}}}}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["add", "find", "gone", 7]),
+                          st.sampled_from([{"a": 1}, {}, {"a": "x"}, {"q": "a"}, {"q": "b"}, "none"]),
+                          st.sampled_from(["", "changed", "relist", "relist-other"])), min_size=1, max_size=6))
+def test_plain_answer_reads_the_kept_verdict_as_argument_errors_would(calls):
+    """plain_answer reads the verdict plain_call kept for the request inline (no
+    ``argument_errors`` call, ``ToolCatalog.tools`` for its names): on calls of listed, unlisted and
+    misnamed tools, with arguments an acceptor takes, refuses or cannot judge, a list change or a
+    new listing (the same schema, or another that refuses what the first took) between call and answer, it agrees with TL006's
+    :func:`~mcplint.rules.errors.listed` and TL009's ``argument_errors(known_only=True)``."""
+    from mcplint.rules import _base, tools
+    from mcplint.rules.errors import listed, tool_name
+
+    compared = []
+    kind, methods, clean = _base.FAMILY_FEATURES["odd-answer"]
+
+    def both(record):
+        verdict = clean(record)
+        session, request = record.session, record.request
+        reference = listed(session, tool_name(request)) is not False \
+            and not tools.argument_errors(session, request, record.revision, known_only=True)[1]
+        compared.append((record.line, verdict, reference))
+        return verdict
+    lines = []
+    for id_, (name, arguments, between) in enumerate(calls, start=2):
+        params = {"name": name} if arguments == "none" else {"name": name, "arguments": arguments}
+        lines.append(f'C→S {{"jsonrpc":"2.0","id":{id_},"method":"tools/call","params":{orjson.dumps(params).decode()}}}\n')
+        if between == "changed":
+            lines.append(_CHANGED)
+        elif between.startswith("relist"):
+            catalog = [ADD, _PATTERN] if between == "relist" else [{**ADD, "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]
+            lines.append(_RELIST % orjson.dumps(catalog).decode())
+        lines.append(f'S→C {{"jsonrpc":"2.0","id":{id_},"result":{{"content":[{{"type":"text","text":"3"}}]}}}}\n')
+    _base.FAMILY_FEATURES["odd-answer"] = (kind, methods, both)
+    try:
+        run_transcript(listing("2025-06-18", [ADD, _PATTERN], "".join(lines)))
+    finally:
+        _base.FAMILY_FEATURES["odd-answer"] = (kind, methods, clean)
+    assert len(compared) == len(calls)
+    assert all(verdict == reference for _, verdict, reference in compared), compared
+
+
 def test_plain_call_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
     """tools.plain_call, the "odd-call" gate of TL008 and HX007: every call these rules report on
     is not plain, and a call of a listed tool with arguments its schema's acceptor takes is."""

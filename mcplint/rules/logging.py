@@ -53,6 +53,11 @@ SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
 MESSAGE = "notifications/message"
 SET_LEVEL = "logging/setLevel"
 
+# (module names: ``Direction.S2C`` is a class-attribute lookup, about 0.9k instructions)
+_S2C, _NOTIFICATION = Direction.S2C, Kind.NOTIFICATION
+#: the phases in which a legacy session's log message concerns LG001 (before the initialize result)
+_EARLY = frozenset({Phase.NEW, Phase.INITIALIZING})
+
 _CAPS = "server/utilities/logging §Capabilities"
 _LEVELS = "server/utilities/logging §Log Levels"
 _ERRORS = "server/utilities/logging §Error Handling"
@@ -89,21 +94,27 @@ def request_log_level(record: Record | None) -> tuple[bool, Any]:
 
 
 def is_log(record: Record) -> bool:
-    return record.method == MESSAGE and record.direction is Direction.S2C
+    return record.method == MESSAGE and record.direction is _S2C
 
 
 @feature("odd-log", Kind.NOTIFICATION, MESSAGE)
 def plain_log(record: Record) -> bool:
-    """A ``notifications/message`` that none of LG002, LG005 and LG006 (which require the feature
-    "odd-log") can report, by each one's first tests: params an object with a ``level`` that is a
-    level name (LG002) and a ``data`` member (LG005), on a line without any literal that LG006's
-    patterns need (:func:`might_hold_log_secret`)."""
+    """A ``notifications/message`` that none of LG001, LG002, LG005 and LG006 (which require the
+    feature "odd-log") can report, by each one's first tests: params an object with a ``level``
+    that is a level name (LG002) and a ``data`` member (LG005), on a line without any literal that
+    LG006's patterns need (:func:`might_hold_log_secret`), in a session of the handshake era past
+    its initialize request's answer (LG001 judges a 2026-07-28 server's capabilities, and keeps
+    the messages sent before the initialize result)."""
     params = record.params
     if type(params) is not dict or "data" not in params:
         return False
     level = params.get("level")  # (is_level() and is_log() inline: the method is MESSAGE)
-    return type(level) is str and level in RANK \
-        and (record.direction is not Direction.S2C or not might_hold_log_secret(record.data, record.signs))
+    if type(level) is not str or level not in RANK:
+        return False
+    session = record.session
+    if session.modern or session.phase in _EARLY:
+        return False  # LG001
+    return record.direction is not _S2C or not might_hold_log_secret(record.data, record.signs)
 
 
 _LEVEL_SET = "logging:level-set"
@@ -167,10 +178,11 @@ class LogWithoutCapability(Rule):
     severity, level, spec = Severity.ERROR, "MUST", _CAPS
     kinds = NOTIFICATIONS | frozenset({Kind.RESULT})
     methods = frozenset({MESSAGE, "initialize"})
+    requires = frozenset({"odd-log"})  # not called on a plain_log() message (initialize results: always)
     hint = 'Declare "logging": {} in the server capabilities, or do not send notifications/message.'
 
     def check(self, record, session):
-        if record.kind is not Kind.NOTIFICATION:
+        if record.kind is not _NOTIFICATION:
             return self._initialize_result(record, session)
         if not is_log(record):
             return ()

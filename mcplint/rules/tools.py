@@ -53,6 +53,7 @@ _CALL = frozenset({"tools/call"})
 _RESULTS = frozenset({Kind.RESULT})
 _ANSWERED = frozenset({"ok", "after-cancel"})
 _NEW_LISTING = frozenset({"new-listing"})  # not called on a listing all of them found clean (known_listing)
+_C2S = Direction.C2S  # (a module name: ``Direction.C2S`` is a class-attribute lookup, ~0.9k instructions)
 _V0618 = protocol.V2025_06_18
 _V1125 = protocol.V2025_11_25
 _STRUCTURED_VERSIONS = protocol.since(_V0618)
@@ -62,7 +63,7 @@ MAX_ERRORS = 3  # schema errors quoted per finding
 # -- tool catalog helpers ----------------------------------------------------------------------
 def listed_tools(record) -> list | None:
     """The ``tools`` array of a tools/list result sent by the server, else None."""
-    if record.direction is Direction.C2S:
+    if record.direction is _C2S:
         return None
     result = result_of(record)
     tools = result.get("tools") if isinstance(result, dict) else None
@@ -91,7 +92,7 @@ def catalog_confidence(session) -> str | None:
 @per_record  # most TL rules ask about every tools/call result
 def call_result(record) -> dict | None:
     """The CallToolResult of a server's answer to tools/call (not a task, not input_required)."""
-    if record.direction is Direction.C2S:
+    if record.direction is _C2S:
         return None
     result = result_of(record)
     if not isinstance(result, dict) or is_task_result(result, record.request, record.revision):
@@ -256,11 +257,11 @@ _ARGUMENTS_KEPT = 256
 _NO_ARGUMENTS: dict = {}
 
 
-def vouched(session, request, params: dict, name: Any, keep: bool = True) -> bool:
-    """Whether the acceptor of the listed inputSchema of tool ``name`` vouches for the arguments
-    in ``params`` (a tools/call ``request``'s), or did for this request and schema; ``keep``: the
-    verdict is kept for the answer (:func:`argument_errors`)."""
-    tool = session.tools.tools.get(name) if type(name) is str else None
+def vouched(session, request, params: dict, tool: Any, keep: bool = True) -> bool:
+    """Whether the acceptor of the listed inputSchema of ``tool`` (the session's definition of the
+    tool ``params`` names, a tools/call ``request``'s) vouches for the arguments in ``params``, or
+    did for this request and schema; ``keep``: the verdict is kept for the answer
+    (:func:`argument_errors`)."""
     if type(tool) is not dict:
         return False
     schema = tool.get("inputSchema")
@@ -287,8 +288,9 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     validating (no verdict to make, or the one kept for this request, schema and dialect).
     """
     params = request.params if request is not None else None
-    if type(params) is dict and vouched(session, request, params, params.get("name"), not known_only):
-        return params["name"], []  # the usual call: arguments the listed schema's acceptor vouches for
+    name = params.get("name") if type(params) is dict else None
+    if type(name) is str and vouched(session, request, params, session.tools.tools.get(name), not known_only):
+        return name, []  # the usual call: arguments the listed schema's acceptor vouches for
     name, tool = called_tool(session, request)
     schema = tool.get("inputSchema") if tool is not None else None
     params = params_of(request)
@@ -311,15 +313,17 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
 @feature("odd-call", Kind.REQUEST, "tools/call")
 def plain_call(record) -> bool:
     """A client's tools/call that neither TL008 nor HX007 (which require the feature "odd-call")
-    can report: it names a tool of the session's list (HX007) whose listed inputSchema's acceptor
-    vouches for its arguments (TL008: :func:`vouched`, the verdict kept for the answer as TL008
-    keeps it)."""
+    can report: it names a tool of the session's list (HX007: ``ToolCatalog.tools`` has a key for
+    each of its ``names``) whose listed inputSchema's acceptor vouches for its arguments (TL008:
+    :func:`vouched`, the verdict kept for the answer as TL008 keeps it)."""
     params = record.params
-    if type(params) is not dict or record.direction is not Direction.C2S:
+    if type(params) is not dict or record.direction is not _C2S:
         return False
     name = params.get("name")
+    if type(name) is not str:
+        return False
     session = record.session
-    return type(name) is str and name in session.tools.names and vouched(session, record, params, name)
+    return vouched(session, record, params, session.tools.tools.get(name))
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -741,7 +745,7 @@ class InvalidArgumentsAccepted(Rule):
             "before: a -32602 JSON-RPC error).")
 
     def check(self, record, session):
-        if record.direction is Direction.C2S:
+        if record.direction is _C2S:
             return ()
         name, errors = argument_errors(session, record.request, record.revision)
         if not errors:
@@ -986,7 +990,7 @@ BINARY_BLOCKS = frozenset({"image", "audio", "resource"})
 def content_kinds(record) -> tuple | None:
     """The ``type`` of each content block of a server's result, in order (None for a block that
     is not an object or has no string type); None when the result has no content array."""
-    if record.direction is Direction.C2S:
+    if record.direction is _C2S:
         return None
     result = result_of(record)
     content = result.get("content") if isinstance(result, dict) else None
@@ -1012,6 +1016,10 @@ def plain_blocks(revision: str | None) -> frozenset[str]:
     return defined_blocks(revision) - BINARY_BLOCKS
 
 
+#: the revisions whose tool results may hold text blocks (all: :func:`plain_blocks`), and None
+_TEXT_BLOCKS = frozenset(revision for revision in protocol.ALL if "text" in plain_blocks(revision)) | {None}
+
+
 @feature("odd-answer", Kind.RESULT, "tools/call")
 def plain_answer(record) -> bool:
     """A tools/call result that none of TL006, TL009-TL015 but TL010, and HX013 (which require the
@@ -1023,11 +1031,11 @@ def plain_answer(record) -> bool:
     kept, :func:`argument_errors`). One walk of the usual answer, one text block, answers all."""
     result = record.msg["result"]
     content = result.get("content") if type(result) is dict else None
-    if type(content) is not list or "structuredContent" in result or record.direction is Direction.C2S:
+    if type(content) is not list or "structuredContent" in result or record.direction is _C2S:
         return False  # (content_kinds() is None, or structured())
     block = content[0] if len(content) == 1 else None
     if type(block) is dict and block.get("type") == "text":  # (content_kinds() is ("text",))
-        if "text" not in plain_blocks(record.revision):
+        if record.revision not in _TEXT_BLOCKS:
             return False
         text = block.get("text")
         if type(text) is str:
@@ -1037,14 +1045,19 @@ def plain_answer(record) -> bool:
                 return False
     elif not plain_blocks(record.revision).issuperset(content_kinds(record)):
         return False
-    session, request = record.session, record.request
+    request = record.request
     params = request.params if request is not None else None
-    name = params.get("name") if type(params) is dict else None  # (listed(session, tool_name(request)) inline)
-    if type(name) is str:
-        tools = session.tools
-        if tools.listed and tools.complete and not tools.stale and name not in tools.names:
-            return False
-    return not argument_errors(session, request, record.revision, known_only=True)[1]
+    name = params.get("name") if type(params) is dict else None
+    if type(name) is not str:
+        return True  # neither listed (TL006) nor arguments (TL009) to judge: argument_errors finds None
+    tools = record.session.tools
+    tool = tools.tools.get(name)  # (its keys are the catalog's names)
+    if tool is None:  # listed(session, name) inline; argument_errors finds None
+        return not (tools.listed and tools.complete and not tools.stale)
+    kept = _ARGUMENTS.get(id(request))  # (the usual answer: vouched() inline, the verdict kept at the call)
+    if kept is not None and kept[0] == request.seq and kept[1] is tool.get("inputSchema") and kept[2] is None:
+        return True
+    return not argument_errors(record.session, request, record.revision, known_only=True)[1]
 
 
 #: :func:`looks_failed` finds a failure's key word in the first line within this many characters
@@ -1186,7 +1199,7 @@ class BinaryContentEncoding(Rule):
     hint = "Encode binary data as standard base64 (RFC 4648, with padding) and name its MIME type."
 
     def check(self, record, session):
-        if record.direction is Direction.C2S:
+        if record.direction is _C2S:
             return ()
         result = result_of(record)
         if not isinstance(result, dict):
