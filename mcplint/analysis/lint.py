@@ -56,9 +56,9 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
         yield from engine.lint_records(records, path, analyzer)
     summary.records += engine.taken - taken
     summary.crashes.extend(engine.take_crashes())
-    summary.sessions[path] = [
-        SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages
-    ]
+    sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.release_sessions() if s.messages]
+    sessions.reverse()  # (handed over newest first)
+    summary.sessions[path] = sessions
 
 
 def lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,

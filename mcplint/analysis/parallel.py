@@ -550,7 +550,8 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
     if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
         result.trouble = f"the session before line {part.end_line} has no messages"
     result.crashes = engine.take_crashes()
-    result.sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.all_sessions() if s.messages]
+    result.sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.release_sessions() if s.messages]
+    result.sessions.reverse()  # (handed over newest first)
     result.opened = analyzer.ordinal - (part.ordinal - 1)
     result.server_requests_set = analyzer.server_requests_set
     result.server_requests_read = analyzer.server_requests_read
