@@ -103,13 +103,19 @@ class _Compiler:
     def call(self, name: str, x: str) -> str:
         return f"{name}({x}, d)" if self.depth else f"{name}({x})"
 
-    def each(self, node: dict, items: str) -> str | None:
+    def each(self, node: dict, items: str, single: bool = False) -> str | None:
         """An expression true when every item of the iterable ``items`` is accepted by ``node``:
         a type test in C when ``node`` only asks for a type, else a function per item; None
-        when ``node`` accepts anything."""
+        when ``node`` accepts anything. ``single``: ``items`` is a list, whose only item (the
+        usual content array holds one block) is judged without an iterator (``all(map(...))``
+        costs about 1k instructions more on one item; the list's type test, which reads it first,
+        comes before: :meth:`_lengths`)."""
         types = _types(node)
         if types is not None:
-            return f"all(map({self.const(frozenset(types).__contains__)}, map(type, {items})))"
+            every = f"all(map({self.const(frozenset(types).__contains__)}, map(type, {items})))"
+            if not single:
+                return every
+            return f"(type({items}[0]) in {self.const(frozenset(types))} if len({items}) == 1 else {every})"
         body = self.expr(node, "v")
         if body == "True":
             return None
@@ -117,7 +123,10 @@ class _Compiler:
         if name is None:  # a function of its own, unless body just calls one
             name = self.fresh("f")
             self.emit(name, body)
-        return f"all(map({name}, {items}, repeat(d)))" if self.depth else f"all(map({name}, {items}))"
+        every = f"all(map({name}, {items}, repeat(d)))" if self.depth else f"all(map({name}, {items}))"
+        if not single:
+            return every
+        return f"({self.call(name, items + '[0]')} if len({items}) == 1 else {every})"
 
     def expr(self, node: Any, x: str) -> str:
         """An expression that is true only if the value held by the variable ``x`` is accepted.
@@ -246,7 +255,7 @@ class _Compiler:
         return parts[0] if len(parts) == 1 and not more else "(" + " and ".join(parts + list(more)) + ")"
 
     def _list(self, node: dict, x: str) -> str:
-        items = self.each(node["items_schema"], x)
+        items = self.each(node["items_schema"], x, single=True)
         return self._lengths(node, x, "list", *([items] if items is not None else []))
 
     def _dict(self, node: dict, x: str) -> str:
