@@ -709,12 +709,12 @@ class Analyzer:
         return list(self.sessions.values())
 
     def release_sessions(self) -> Iterator[Session | FinishedSession]:
-        """The file's sessions, newest first, each forgotten as it is handed over: the last thing
-        asked of an analyzer (the run's summary copies a little of each, and 160,000 short sessions
-        need not be held twice)."""
+        """The file's sessions, each forgotten as it is handed over: the last thing asked of an
+        analyzer (the run's summary copies a little of each, and 160,000 short sessions need not
+        be held twice)."""
         sessions = self.sessions
-        while sessions:
-            yield sessions.popitem()[1]
+        for label in list(sessions):
+            yield sessions.pop(label)
 
     def retire(self, session: Session) -> None:
         """Keep only a :class:`FinishedSession` of ``session`` (finished and released) from now on."""

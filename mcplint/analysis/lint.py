@@ -15,7 +15,7 @@ from mcplint.input.parse import Parser
 from mcplint.input.readers import UnknownFormat, open_frames
 from mcplint.model import Finding
 from mcplint.report import progress_bar
-from mcplint.report.summary import RunSummary, SessionInfo
+from mcplint.report.summary import RunSummary, SessionList
 from mcplint.rules._base import Rule
 
 
@@ -56,9 +56,7 @@ def lint_stream(stream, path: str, rules: Sequence[Rule] | None, options: LintOp
         yield from engine.lint_records(records, path, analyzer)
     summary.records += engine.taken - taken
     summary.crashes.extend(engine.take_crashes())
-    sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.release_sessions() if s.messages]
-    sessions.reverse()  # (handed over newest first)
-    summary.sessions[path] = sessions
+    summary.sessions[path] = SessionList(s for s in analyzer.release_sessions() if s.messages)
 
 
 def lint_file(name: str, rules: Sequence[Rule] | None, options: LintOptions,

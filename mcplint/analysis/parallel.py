@@ -45,7 +45,7 @@ from mcplint.input.parse import Frame, Parser
 from mcplint.input.readers import READERS, UnknownFormat, open_frames
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.report import progress_bar
-from mcplint.report.summary import RunSummary, SessionInfo
+from mcplint.report.summary import RunSummary, SessionList
 from mcplint.rules import all_rules
 from mcplint.rules import load as load_rules
 from mcplint.rules._base import Rule
@@ -471,7 +471,7 @@ def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
 class PartResult:
     findings: list[Finding]
     records: int
-    sessions: list[SessionInfo]
+    sessions: SessionList
     crashes: list[str]
     opened: int  # sessions the part opened
     log: StateLog
@@ -550,8 +550,7 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
     if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
         result.trouble = f"the session before line {part.end_line} has no messages"
     result.crashes = engine.take_crashes()
-    result.sessions = [SessionInfo(s.label, s.version, s.era) for s in analyzer.release_sessions() if s.messages]
-    result.sessions.reverse()  # (handed over newest first)
+    result.sessions = SessionList(s for s in analyzer.release_sessions() if s.messages)
     result.opened = analyzer.ordinal - (part.ordinal - 1)
     result.server_requests_set = analyzer.server_requests_set
     result.server_requests_read = analyzer.server_requests_read
@@ -648,7 +647,7 @@ class _Split:
     def _merged(self) -> tuple[list[Finding], RunSummary]:
         summary = RunSummary(files=1)
         summary.formats[self.name] = self.parts[0].fmt
-        sessions: list[SessionInfo] = []
+        sessions = SessionList()
         findings: list[Finding] = []
         for result in self.results:
             findings.extend(result.findings)
