@@ -203,7 +203,8 @@ def test_rules_of_listed_tools_are_not_called_in_a_session_that_lists_none(code)
 
 def test_a_crashing_rule_costs_only_its_own_findings(monkeypatch):
     """A rule that raises (a bug of ours) is reported as a crash; what it found before it raised,
-    and what the other rules find, are kept, on plain records and on batch elements alike."""
+    and what the other rules find, are kept, on plain records and on batch elements alike, and
+    when a session finishes."""
     from mcplint.model import Finding, Kind, Severity
     from mcplint.rules._base import Rule
 
@@ -215,6 +216,10 @@ def test_a_crashing_rule_costs_only_its_own_findings(monkeypatch):
             yield Finding(self.code, self.name, self.severity, "before", record.path, record.line)
             raise RuntimeError("boom")
 
+        def finish(self, session):
+            yield Finding(self.code, self.name, self.severity, "before", session.path, 0)
+            raise RuntimeError("boom")
+
     class Whole(Rule):
         code, name, severity = "ZZ002", "whole", Severity.INFO
         kinds = frozenset({Kind.REQUEST})
@@ -222,10 +227,13 @@ def test_a_crashing_rule_costs_only_its_own_findings(monkeypatch):
         def check(self, record, session):
             return [Finding(self.code, self.name, self.severity, "fine", record.path, record.line)]
 
+        def finish(self, session):
+            return [Finding(self.code, self.name, self.severity, "fine", session.path, 0)]
+
     monkeypatch.delenv("MCPLINT_DEBUG", raising=False)
     engine = Engine([Half(), Whole()])
     data = b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n[{"jsonrpc":"2.0","id":2,"method":"ping"}]\n'
     found = [(f.code, f.line) for f in engine.lint_stream(io.BytesIO(data), "<t>")]
-    assert found == [("ZZ001", 1), ("ZZ002", 1), ("ZZ001", 2), ("ZZ002", 2)]
+    assert found == [("ZZ001", 1), ("ZZ002", 1), ("ZZ001", 2), ("ZZ002", 2), ("ZZ001", 0), ("ZZ002", 0)]
     crashes = engine.take_crashes()
-    assert len(crashes) == 2 and all(c.startswith("ZZ001 failed on <t>:") and "boom" in c for c in crashes)
+    assert len(crashes) == 3 and all(c.startswith("ZZ001 failed on <t>:") and "boom" in c for c in crashes)

@@ -268,15 +268,19 @@ class Engine:
                     yield from found
                 if analyzer.closed:
                     for session in analyzer.take_closed():
-                        yield from self._finish(session)
+                        out = self._finish(session)
                         analyzer.retire(session)
+                        if out:
+                            yield from out
         finally:
             self._seq = seq
             self.taken += taken
         for session in analyzer.all_sessions():
             if not session.finished:
-                yield from self._finish(session)
+                out = self._finish(session)
                 analyzer.retire(session)
+                if out:
+                    yield from out
         if whole_file:
             for rule in self._file_finishers:
                 try:
@@ -359,7 +363,9 @@ class Engine:
             except Exception as exc:
                 self._crashed(type(tracker).__name__, record.path, record.line, exc)
 
-    def _finish(self, session: Session) -> Iterator[Finding]:
+    def _finish(self, session: Session) -> list[Finding]:
+        """The findings of the rules that judge ``session`` as a whole, now that it ended; its
+        trackers finish, and its tables are released."""
         key = (session.version, session.modern)
         finishers = self._finishers_for.get(key)
         if finishers is None:
@@ -367,10 +373,13 @@ class Engine:
                 self._finishers_for.clear()
             finishers = self._finishers_for[key] = tuple(
                 rule.finish for rule in self._finishers if self.applies(rule, *key))
+        found: list[Finding] = []
         for finish in finishers:
             try:
-                yield from finish(session)
-            except Exception as exc:
+                out = finish(session)
+                if out:  # (most finishers return an empty tuple; a generator is always run)
+                    found.extend(out)
+            except Exception as exc:  # (what a generator yielded before it failed is kept)
                 self._crashed(finish.__self__.code, session.path, 0, exc)
         for tracker in self._tracker_finishers:
             try:
@@ -378,6 +387,7 @@ class Engine:
             except Exception as exc:
                 self._crashed(type(tracker).__name__, session.path, 0, exc)
         session.release()
+        return found
 
     def _crashed(self, who: str, path: str, line: int, exc: Exception) -> None:
         if os.environ.get("MCPLINT_DEBUG"):
