@@ -458,16 +458,7 @@ class HandshakeVersions(Tracker):
     methods = _INITIALIZE
 
     def commit(self, record, session):
-        request, msg = record.request, record.msg
-        result = msg.get("result") if isinstance(msg, dict) else None
-        usual = session.init_response is record and session.init_request is request
-        if usual:  # the session's handshake is this result and its request: _versions and _negotiated read them
-            params = request.params
-            requested = params.get("protocolVersion") if isinstance(params, dict) else None
-            answered = result.get("protocolVersion") if isinstance(result, dict) else None
-        else:
-            requested, answered = _versions(session)
-        unsupported = answered != requested and _unsupported(requested, answered) is not None
+        unsupported = _unsupported(*_versions(session)) is not None
         try:  # the closed gates are a function of the server's capabilities' text (closed_facts)
             key = (session.plan_facts, unsupported, orjson.dumps(session.server_caps))
         except TypeError:
@@ -489,15 +480,9 @@ class HandshakeVersions(Tracker):
                 known in protocol.LEGACY if known is not None else not session.modern
         if not legacy:
             return
-        if not usual:
-            negotiated = _negotiated(record)
-            if negotiated is not None and negotiated[0] == negotiated[1]:
-                negotiated[2].setdefault(negotiated[0], record)  # the first result that echoed it
-        elif (record.answer == "ok" or record.answer == "after-cancel") and isinstance(requested, str) \
-                and isinstance(answered, str):  # (_negotiated inline)
-            echoed = _echoed(session, result)
-            if requested == answered:
-                echoed.setdefault(answered, record)  # the first result that echoed it
+        negotiated = _negotiated(record)
+        if negotiated is not None and negotiated[0] == negotiated[1]:
+            negotiated[2].setdefault(negotiated[0], record)  # the first result that echoed it
 
 
 #: (plan facts, whether the server chose a version the client cannot support, the JSON text of

@@ -498,10 +498,9 @@ def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
     quick pass accepts has the issues of its fingerprint's values: none)."""
     key = _UNBUILT
     if entry.refused:
-        key = _explained_key(entry, value, base)
-        issues = _explained.get(key) if key is not None else None
-        if issues is not None:
-            return list(issues)
+        key, kept = _kept_issues(entry, value, base)
+        if kept is not None:
+            return list(kept)
     quick = entry.quick
     if quick is not None:
         try:
@@ -510,15 +509,21 @@ def validate(entry: Judge, value: Any, base: tuple) -> list[Issue]:
         except Exception:  # noqa: BLE001 - refused (or could not tell): the wire type decides
             pass
     if key is _UNBUILT:
-        key = _explained_key(entry, value, base)
-        issues = _explained.get(key) if key is not None else None
-        if issues is not None:
-            return list(issues)
+        key, kept = _kept_issues(entry, value, base)
+        if kept is not None:
+            return list(kept)
     entry.refused = True
     issues = explain(entry, value, base)
     if key is not None:
         _explained[key] = tuple(issues)
     return issues
+
+
+def _kept_issues(entry: Judge, value: Any, base: tuple) -> tuple[tuple | None, tuple[Issue, ...] | None]:
+    """The key of ``value``'s issues in ``_explained`` (None without a fingerprint), and the issues
+    kept under it (None: none yet)."""
+    key = _explained_key(entry, value, base)
+    return key, (_explained.get(key) if key is not None else None)
 
 
 def _explained_key(entry: Judge, value: Any, base: tuple) -> tuple | None:
