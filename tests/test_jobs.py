@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcplint.analysis import parallel
-from mcplint.analysis.analyzer import Analyzer
+from mcplint.analysis.analyzer import Analyzer, SessionKey
 from mcplint.api import LintOptions, lint_paths
 from mcplint.cli import main
 from mcplint.model import Finding
@@ -266,6 +266,16 @@ def test_server_first_file_start_does_not_tie_the_parts(tmp_path):
     assert in_parts(path)[3] is None
     findings, _ = same([str(path)])
     assert any(f.code == "LC002" for f in findings)
+
+
+def test_a_part_does_not_log_reads_of_its_own_sessions_keys(tmp_path):
+    """LC002 looks up the session before each client initialize (a SessionKey): the parent
+    keeps a part's log, so it holds at most the read of the session before the part."""
+    path = write(tmp_path, "many.jsonl", jsonl(many_sessions(48)))
+    parts, results, _, why = in_parts(path)
+    assert why is None and len(results) < 24  # (parts of two sessions or more)
+    for result in results:
+        assert sum(type(read[0]) is SessionKey for read in result.log.reads) <= 1
 
 
 def test_sessions_opened_without_initialize_are_renumbered(tmp_path):

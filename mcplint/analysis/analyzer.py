@@ -258,6 +258,16 @@ class ToolCatalog:
         return "next" if self.next_cursor is not None and cursor == self.next_cursor else "stray"
 
 
+class SessionKey(NamedTuple):
+    """A ``Session.file_state`` key that belongs to one session, by its ordinal: it holds what that
+    session leaves to the sessions after it (LC002's server-only session). Under ``--jobs`` a
+    part's reads of keys of its own sessions cannot depend on an earlier part, so they are not
+    logged (``analysis.parallel.StateLog``)."""
+
+    name: str
+    ordinal: int
+
+
 _RELEASED: Any = MappingProxyType({})  # the tables of a finished session
 #: an empty table, for reading one that was never made (``Sides.get(sender, EMPTY)``)
 EMPTY: Any = _RELEASED

@@ -37,7 +37,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcplint.analysis.analyzer import Analyzer
+from mcplint.analysis.analyzer import Analyzer, SessionKey
 from mcplint.analysis.engine import Engine
 from mcplint.analysis.lint import LintOptions, lint_file, lint_stream
 from mcplint.input.lines import iter_lines
@@ -72,7 +72,8 @@ class StateLog:
     there. A *leaf* write stored a value (or replaced a subtree); a *shape* write created an
     empty container. Reads during the finish of the part's last session, and writes while its
     first record was judged, are also kept apart: one process runs those two the other way
-    round (the next part's first record closes the session).
+    round (the next part's first record closes the session). Reads of a ``SessionKey`` of one of
+    the part's own sessions (``own_from`` on) are not kept: no earlier part can have written it.
     """
 
     def __init__(self) -> None:
@@ -85,8 +86,12 @@ class StateLog:
         self.first_writes: set[tuple] = set()
         self.first_shape_writes: set[tuple] = set()
         self.phase = "first"  # "first" record, the "body", the "final" finish
+        self.own_from: int | None = None  # the part's first session: its SessionKey reads are not kept
 
     def read(self, path: tuple, shape: bool = False) -> None:
+        if path and type(path[0]) is SessionKey and self.own_from is not None \
+                and path[0].ordinal >= self.own_from:
+            return  # only this part's sessions write it
         (self.shape_reads if shape else self.reads).add(path)
         if self.phase == "final":
             (self.final_shape_reads if shape else self.final_reads).add(path)
@@ -312,6 +317,7 @@ class _PartAnalyzer(Analyzer):
         super().__init__(path, engine.protocol_version, engine.limits)
         self.ordinal = ordinal - 1
         self.file_state = TrackedDict(log)
+        log.own_from = ordinal
 
     @property
     def server_requests_seen(self) -> bool:

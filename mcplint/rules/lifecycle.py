@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from mcplint import protocol
-from mcplint.analysis.analyzer import Phase
+from mcplint.analysis.analyzer import Phase, SessionKey
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.rules._base import (
     MESSAGES,
@@ -42,7 +42,7 @@ _NEGOTIATION = "basic/lifecycle §Version Negotiation"
 _INITIALIZE = frozenset({"initialize"})
 _INITIALIZED = "notifications/initialized"
 _HANDSHAKE_DONE = (Phase.INITIALIZED, Phase.OPERATING)
-#: file_state key (with the ordinal): an unkeyed session in which, so far, only the server spoke (LC002)
+#: file_state key (a SessionKey with the ordinal): an unkeyed session in which, so far, only the server spoke (LC002)
 _SERVER_FIRST = "lc002-server-only-session"
 #: file_state key: server name -> {version: result record} of initialize answers that echoed (LC011)
 _ECHOED = "lc011-echoed-versions"
@@ -175,14 +175,14 @@ class ServerSpeaksBeforeInitialize(Rule):
                 if record.is_response:
                     state["answers"] = True  # it answers a request the capture missed: truncated
                 if not session.explicit_key:  # keyed by ordinal: only the next session looks it up
-                    session.file_state[(_SERVER_FIRST, session.ordinal)] = session
+                    session.file_state[SessionKey(_SERVER_FIRST, session.ordinal)] = session
             return ()
         if not _is_client_initialize(record) or session.first_message.get(C2S) is not record:
             return ()
         early = session
         if "first" not in session.state_for(self) and not session.explicit_key:
             # the analyzer opened a new session for this initialize: look at the one before
-            previous = session.file_state.get((_SERVER_FIRST, session.ordinal - 1))
+            previous = session.file_state.get(SessionKey(_SERVER_FIRST, session.ordinal - 1))
             if previous is not None and C2S not in previous.first_message:
                 early = previous
         state = early.state_for(self)
@@ -642,7 +642,7 @@ def plain_initialize(record: Record) -> bool:
     if session.first_message.get(C2S) is record:
         state = session.state.get(_LC002_STATE)
         if state is not None and "first" in state or not session.explicit_key \
-                and (_SERVER_FIRST, session.ordinal - 1) in session.file_state:
+                and SessionKey(_SERVER_FIRST, session.ordinal - 1) in session.file_state:
             return False
     msg = record.msg
     if "params" not in msg:
