@@ -105,6 +105,8 @@ def mask_session(label: str | None) -> str | None:
     recorders' session ids are) is a session credential."""
     if label is None:
         return None
+    if len(label) <= 12 and label.isdigit() and label.isascii():
+        return label  # (the analyzer's numbers: no detector takes 12 digits or fewer)
     masked = mask_text("session " + label)
     return masked[8:] if masked.startswith("session ") else masked
 

@@ -71,3 +71,16 @@ def test_digit_shapes_in_bytes_are_those_of_the_text(text):
     data = text.encode("utf-8", "surrogatepass").translate(credentials._ZEROS)
     for shape in ("000-00-0000", "000 00 0000", "000000000"):
         assert (shape in zeros) == (shape.encode() in data)
+
+
+@settings(deadline=None)
+@given(st.text(alphabet="0123456789", min_size=1, max_size=12) | st.sampled_from(["0", "000000000000", "411111111111"]))
+def test_a_numbered_session_label_is_never_masked(label):
+    """mask_session keeps the analyzer's numbers (12 digits or fewer) without asking the engine:
+    the engine keeps "session <number>" too."""
+    assert excerpt.mask_session(label) == label
+    assert excerpt.mask_text("session " + label) == "session " + label
+
+
+def test_a_longer_numbered_session_label_still_goes_to_the_engine():
+    assert excerpt.mask_session("4111111111111111") != "4111111111111111"

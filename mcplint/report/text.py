@@ -47,9 +47,7 @@ def summary_line(findings, summary) -> str:
 def full(findings, summary, out, color: bool = False, quiet: bool = False) -> None:
     style = styler(color)
     findings = [shown_finding(f) for f in findings]
-    # findings carry masked session labels (mcplint.excerpt); so must the lookup
-    infos = {(shown(path), shown(mask_session(s.label))): s  # (none needed without findings: the
-             for path, ss in summary.sessions.items() for s in ss} if findings else {}  # masker's import costs)
+    infos = _named_sessions(findings, summary)
     # what does not depend on the finding, styled once
     severities = {s: style(f"{s.value:<7}", fg=SEVERITY_COLORS[s.value], bold=True) for s in Severity}
     heuristic, codes = style(" (heuristic)", dim=True), {}
@@ -86,6 +84,22 @@ def full(findings, summary, out, color: bool = False, quiet: bool = False) -> No
             out.write("".join(lines))
         out.write("\n")
     _footer(findings, summary, out, style, quiet)
+
+
+def _named_sessions(findings, summary) -> dict:
+    """The summary's sessions that ``findings`` name, by (path, session) as findings show them
+    (masked: :mod:`mcplint.excerpt`). Only these are kept: a 1 GB tee has 170,000 sessions."""
+    wanted = {(f.path, f.session) for f in findings}
+    paths = {path for path, _ in wanted}
+    infos = {}
+    for path, sessions in summary.sessions.items():
+        path = shown(path)
+        if path in paths:
+            for session in sessions:
+                key = (path, shown(mask_session(session.label)))
+                if key in wanted:
+                    infos[key] = session
+    return infos
 
 
 def _id_text(value) -> str:
