@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcplint.analysis.engine import Engine
+from mcplint.input import literal_scan
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
 from mcplint.model import Kind
@@ -161,6 +162,10 @@ _RAW = st.sampled_from([
     '\ufeff{"jsonrpc":"2.0","id":3,"method":"ping"}', '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
     '{"jsonrpc":"2.0","id":3}{"jsonrpc":"2.0","id":4,"result":{}}', '{', '"jsonrpc": "2.0", "id": 5}', '}',
     '', '  ', 'Starting server...', 'null', '{"a":"\x00"}', '{"a":1}\x00', 5, None, ["x"],
+    # secret-scan literals (Record.signs), with escapes around them in the capture line
+    '{"jsonrpc":"2.0","id":5,"result":{"api_key":"sk-abc123def456ghi789","url":"https://u:p@h/\\"x"}}',
+    '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"progressToken":"t"},"a":"Bearer \\"q1"}}',
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"token\\nmcp-session-id: AKIA"}}',
 ])
 
 
@@ -184,7 +189,31 @@ _CAPTURE_LINES = st.one_of(
 
 
 def _capture_facts(record):
-    return (*_facts(record), record.ts, record.t, record.session_key, record.transport, record.http)
+    """The facts of :func:`_facts`, but for ``signs``: the fast path gives the capture line's, which
+    must hold every bit of the message's own (the frame path leaves them unknown)."""
+    facts = _facts(record)
+    return (*facts[:10], _signs_cover(record), *facts[11:], record.ts, record.t, record.session_key,
+            record.transport, record.http)
+
+
+def _signs_cover(record) -> bool:
+    """``Record.signs`` is unknown, or holds every bit of an exact scan of the record's text."""
+    if record.signs is None:
+        return True
+    data = record.data if isinstance(record.data, bytes) else record.data.encode()
+    return literal_scan.signs(data) & ~record.signs == 0
+
+
+def test_a_capture_line_longer_than_the_scan_leaves_the_signs_unknown():
+    """Escapes lengthen the message in its line: past the scan, the message's scanned head may reach
+    beyond the line's, so the line's signs say nothing of it."""
+    raw = orjson.dumps({"jsonrpc": "2.0", "id": 1, "result": {"pad": '"' * (literal_scan.MAX_SCAN // 3),
+                                                               "password": "hunter2hunter2"}}).decode()
+    assert raw.index("password") < literal_scan.MAX_SCAN
+    line = orjson.dumps({"ts": "2026-11-30T10:00:00Z", "dir": "s2c", "raw": raw})
+    _, frames = open_frames(io.BytesIO(line + b"\n"), "capture")
+    (record,) = Parser("<t>").records(frames)
+    assert record.signs is None and _signs_cover(record)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -225,15 +225,16 @@ class LineFrames:
     (:meth:`mcplint.input.lines.Lines.batches`; ``signs`` None when the block was not scanned);
     ``frame(number, data, cut, signs)`` is the frame the reader gives for a line. ``record`` is
     None when the messages are the lines themselves (plain JSON Lines); otherwise
-    ``record(path, number, data)`` is the record of a line the reader knows the common shape of
-    (exactly what :meth:`Parser.records` makes of its frame), or None to take the frame.
+    ``record(path, number, data, signs)`` is the record of a line the reader knows the common
+    shape of (exactly what :meth:`Parser.records` makes of its frame, but for ``Record.signs``,
+    which the frame may leave unknown), or None to take the frame.
     """
 
     __slots__ = ("batches", "frame", "record", "_frames")
 
     def __init__(self, batches: Iterator[tuple[list[bytes], list | None, list[int | None] | None]],
                  frame: Callable[[int, bytes, Any, int | None], Frame],
-                 record: Callable[[str, int, bytes], Record | None] | None = None):
+                 record: Callable[[str, int, bytes, int | None], Record | None] | None = None):
         self.batches, self.frame, self.record, self._frames = batches, frame, record, None
 
     def __iter__(self) -> LineFrames:
@@ -288,7 +289,7 @@ class Parser:
                 number += 1
                 if made is not None:  # the reader knows the line's shape
                     if cut is False:
-                        record = made(path, number, data)
+                        record = made(path, number, data, signs)
                         if record is not None:
                             yield record
                             continue

@@ -16,6 +16,7 @@ from typing import IO, Any
 import orjson
 
 from mcplint.input.lines import MAX_LINE_BYTES, Batch, Cut, Lines, iter_lines, oversized_frame, parse_ts
+from mcplint.input.literal_scan import CUT
 from mcplint.input.parse import Frame, LineFrames, classify, decode_line
 from mcplint.input.registry import (
     INPUT_FORMATS,
@@ -105,14 +106,20 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterable[Frame]:
     From :class:`Lines`, the frames come as :class:`LineFrames` whose ``record`` makes the record
     of a line in the common envelope at once (:func:`_capture_record`), as the frame would parse."""
     if type(lines) is Lines:
-        return LineFrames(lines.blocks(), _capture_frame, _capture_record)
+        return LineFrames(lines.batches(), _capture_frame, _capture_record)
     return (_capture_frame(number, data, cut) for number, (data, cut) in enumerate(lines, 1))
 
 
-def _capture_record(path: str, number: int, data: bytes) -> Record | None:
+def _capture_record(path: str, number: int, data: bytes, signs: int | None = None) -> Record | None:
     """The record of capture line ``data`` when it is a message in the common envelope (``dir``
     c2s or s2c, ``raw`` a JSON object with no CR, BOM or NUL of its own), as :class:`Parser` makes
-    it of :func:`_capture_frame`'s frame; None for any other line."""
+    it of :func:`_capture_frame`'s frame; None for any other line.
+
+    ``signs``, the line's secret-scan literals, become the record's: the line holds the message's
+    text as a JSON string, whose escapes touch no character of a literal (quotes, backslashes,
+    controls), so every literal of the message is in the line, and the line's bits are a superset of
+    the message's; but for a line longer than the scan, where the message's scanned head need not
+    lie inside the line's (escapes lengthen it), and the frame's record leaves them unknown."""
     if data[-1:] == b"\r":
         return None
     try:
@@ -149,6 +156,8 @@ def _capture_record(path: str, number: int, data: bytes) -> Record | None:
     transport = envelope.get("transport")
     if transport is not None and transport in _TRANSPORTS:
         record.transport = transport
+    if signs is not None and not signs & CUT:
+        record.signs = signs
     return record
 
 
