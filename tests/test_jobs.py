@@ -8,6 +8,7 @@ file went back to one process).
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -276,6 +277,45 @@ def test_a_part_does_not_log_reads_of_its_own_sessions_keys(tmp_path):
     assert why is None and len(results) < 24  # (parts of two sessions or more)
     for result in results:
         assert sum(type(read[0]) is SessionKey for read in result.log.reads) <= 1
+
+
+_INITIALIZE_LIKE = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}},
+    {"jsonrpc": "2.0", "method": "initialize"},  # no id: a notification
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "result": {}},
+    {"jsonrpc": "2.0", "id": 0, "result": {"text": "initialize"}},
+    [{"jsonrpc": "2.0", "id": 0, "method": "initialize"}],
+    {"jsonrpc": "2.0", "id": 0, "method": "initialized"}, "initialize", None,
+]
+
+
+def _as_line(message, fmt: str, direction: str, session, raw: bool, tail: bytes) -> bytes:
+    text = orjson.dumps(message)
+    if fmt == "jsonl":
+        return text + tail
+    envelope = {"ts": "2026-01-01T00:00:00Z", "dir": direction,
+                **({"raw": text.decode() + tail.decode("latin-1")} if raw else {"msg": message})}
+    if session is not None:
+        envelope["session"] = session
+    return orjson.dumps(envelope) + (tail if not raw else b"")
+
+
+def _starts_session_plainly(line: bytes, fmt: str) -> bool:
+    """parallel._starts_session before its fast path: the reader and the parser, line by line."""
+    first = next(iter(parallel.READERS[fmt]([(line, False)])), None)
+    record = next(parallel.Parser("").records([first]), None) if first is not None else None
+    return (record is not None and record.kind.value == "request" and record.method == "initialize"
+            and record.direction is not parallel.Direction.S2C and record.session_key is None)
+
+
+def test_a_session_start_is_found_as_a_whole_run_reads_the_line():
+    """The planner's fast reading of a candidate line (a JSON Lines object, a capture message)
+    decides as the format's reader and the parser do, for every combination of these shapes."""
+    for message, fmt, direction, session, raw, tail in itertools.product(
+            _INITIALIZE_LIKE, ["jsonl", "capture"], ["c2s", "s2c"], [None, "a"], [True, False],
+            [b"", b"\r", b" ", b"\xef\xbb\xbf"]):
+        line = _as_line(message, fmt, direction, session, raw, tail)
+        assert parallel._starts_session(line, fmt) == _starts_session_plainly(line, fmt), line
 
 
 def test_sessions_opened_without_initialize_are_renumbered(tmp_path):
