@@ -24,7 +24,9 @@ def feature_verdicts(monkeypatch):
     """``feature_verdicts(name)``: a dict that gets, for every record the engine asks the family
     feature ``name``'s clean test of from then on in the test, ``line -> verdict`` (a gate's tests
     hold it false wherever a rule it gates reports)."""
-    from mcplint.rules import _base
+    from mcplint.rules import _base, all_rules
+
+    all_rules()  # (the families register their features as they load)
 
     def watch(name: str) -> dict:
         verdicts: dict = {}

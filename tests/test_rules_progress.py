@@ -193,7 +193,7 @@ def test_null_token_is_pr001_on_request_and_notification():
 
 
 def test_plain_progress_is_false_wherever_a_progress_rule_reports(feature_verdicts):
-    """progress.plain_progress, the "odd-progress" gate of PR001, PR003-PR006 and PR008 (the
+    """progress.plain_progress, the "odd-progress" gate of PR001, PR003-PR006, PR008 and SV002 (the
     engine does not call them on a plain notification): every notification these rules report
     on is not plain, and the well-formed ones are."""
 
@@ -203,7 +203,9 @@ def test_plain_progress_is_false_wherever_a_progress_rule_reports(feature_verdic
     text = (INIT + call(1, '"p"') + progress('"p"', 1, 3) + progress('"p"', 2, 3)  # plain: lines 3, 4
             + progress('"p"', 2, 3) + progress('"p"', 5, 3) + progress('"p"', 6, 7)  # PR005, PR006 x2
             + progress('"q"', 1) + progress("true", 1) + result(1) + progress('"p"', 9)  # PR003, PR001, PR004
-            + call(2, '"m"') + message % (1, "7") + message % (2, '"fine"'))  # PR008, then plain
+            + call(2, '"m"') + message % (1, "7") + message % (2, '"fine"')  # PR008, then plain
+            + progress('"m"', 3, '"x"'))  # SV002 (a total that is no number): line 15
     found = {line for line, code in codes(text)}
     assert found == {5, 6, 7, 8, 9, 11, 13}
+    assert [(f.line, f.code) for f in run_transcript(text) if f.code == "SV002"] == [(15, "SV002")]
     assert {line for line, plain in verdicts.items() if plain} == {3, 4, 14}

@@ -506,20 +506,23 @@ _COMMON = [("notification", "notifications/progress", _PROGRESS),
 @given(st.data())
 def test_the_plain_shape_features_skip_only_records_the_rules_pass(data):
     """SV001-SV003 require the features "odd-request-params", "odd-notification-params" and
-    "odd-result": on mutated params and results of common methods, they find what they find when
-    they are called on every record."""
+    "odd-result", and of the messages :data:`~mcplint.rules.schema.FOLDED` names, those of the
+    family tests that judge their params or result too: on mutated params and results of common
+    methods (a tools/call of a listed tool, whose arguments its acceptor takes), they find what
+    they find when they are called on every record."""
     from mcplint.rules.schema import NotificationParamsSchema, RequestParamsSchema, ResultSchema
 
     kind, method, value = data.draw(st.sampled_from(_COMMON))
     value = _mutate(value, data) if data.draw(st.booleans()) or value is None else value
     version = data.draw(st.sampled_from(["2025-06-18", "2025-11-25"]))
+    start = init(version) + req(0, "tools/list") + res(0, {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})
     if kind == "notification":
         body = {"jsonrpc": "2.0", "method": method} | ({} if value is None else {"params": value})
-        text = init(version) + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": 1}}) + line("S→C", body)
+        text = start + req(1, "tools/call", {"name": "t", "_meta": {"progressToken": 1}}) + line("S→C", body)
     elif kind == "request":
-        text = init(version) + req(1, method, value)
+        text = start + req(1, method, value)
     else:
-        text = init(version) + req(1, method, {"name": "t"} if method == "tools/call" else None) + res(1, value)
+        text = start + req(1, method, {"name": "t"} if method == "tools/call" else None) + res(1, value)
     pruned = messages(text)
     rules = (RequestParamsSchema, NotificationParamsSchema, ResultSchema)
     needed = [cls.requires for cls in rules]

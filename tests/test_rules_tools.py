@@ -724,12 +724,12 @@ def test_a_listing_every_listing_rule_found_clean_is_not_judged_again(monkeypatc
 
 
 def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
-    """tools.plain_answer, the "odd-answer" gate of TL006, TL009, TL011-TL015 and HX013 (the engine
-    does not call them on a plain result): every result these rules report on is not plain, and the
-    clean ones (one text block, several, none) are."""
+    """tools.plain_answer, the "odd-answer" gate of TL006, TL009, TL011-TL015, HX013 and SV003 (the
+    engine does not call them on a plain result): every result these rules report on is not plain,
+    and the clean ones (one text block, several, none) are."""
 
     gated = {rule.code for rule in all_rules() if "odd-answer" in rule.requires}
-    assert {"TL006", "TL009", "TL011", "TL014", "TL015", "HX013"} <= gated
+    assert {"TL006", "TL009", "TL011", "TL014", "TL015", "HX013", "SV003"} <= gated
     verdicts = feature_verdicts("odd-answer")  # line -> plain_answer(record), as the engine asks it
     text = lambda value: {"content": [{"type": "text", "text": value}]}  # noqa: E731
     two = {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "Error: b"}]}
@@ -744,9 +744,11 @@ def test_plain_answer_is_false_wherever_a_rule_it_gates_reports(feature_verdicts
         call(8, "add", {"a": 1}, image),  # TL015: line 17
         call(9, "add", {"a": 1}, {"content": [{"type": "audio", "data": "", "mimeType": "a"}]}),  # TL014 (06-18 ok)
         call(10, "weather", {"city": "Oslo"}, {"content": [], "structuredContent": {"t": "x"}}),  # TL011: line 21
+        call(11, "add", {"a": 1}, {"content": [], "isError": "no"}),  # SV003: line 23
     ])
     found = {(f.line, f.code) for f in run_transcript(transcript) if f.code in gated}
-    assert {line for line, _ in found} >= {11, 13, 15, 17, 21}
+    assert (23, "SV003") in found
+    assert {line for line, _ in found} >= {11, 13, 15, 17, 21, 23}
     assert not any(verdicts[line] for line, _ in found)
     assert {line for line, plain in verdicts.items() if plain} == {5, 7, 9}
 
@@ -799,11 +801,12 @@ def test_plain_answer_reads_the_kept_verdict_as_argument_errors_would(calls):
 
 
 def test_plain_call_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
-    """tools.plain_call, the "odd-call" gate of TL008 and HX007: every call these rules report on
-    is not plain, and a call of a listed tool with arguments its schema's acceptor takes is."""
+    """tools.plain_call, the "odd-call" gate of TL008, HX007 and SV001 (of a tools/call): every
+    call these rules report on is not plain, and a call of a listed tool with arguments its
+    schema's acceptor takes and well-formed params is."""
 
     gated = {rule.code for rule in all_rules() if "odd-call" in rule.requires}
-    assert gated == {"TL008", "HX007"}
+    assert gated == {"TL008", "HX007", "SV001"}
     verdicts = feature_verdicts("odd-call")  # line -> plain_call(record), as the engine asks it
     pattern = {"name": "find", "inputSchema": {"type": "object", "properties": {"q": {"pattern": "^a"}}}}
     done = {"content": []}
@@ -814,11 +817,12 @@ def test_plain_call_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
         call(5, "gone", {}, done),  # HX007: line 10
         call(6, "find", {"q": "b"}, done),  # TL008 (no acceptor for a pattern): line 12
         call(7, "find", {"q": "a"}, done),  # no acceptor either: not plain, and no finding: line 14
+        call(8, "add", {"a": 1}, done).replace('"arguments"', '"task":5,"arguments"', 1),  # SV001: 16
     ])
     found = {(f.line, f.code) for f in run_transcript(transcript) if f.code in gated}
-    assert found == {(6, "TL008"), (8, "TL008"), (10, "HX007"), (12, "TL008")}
+    assert found == {(6, "TL008"), (8, "TL008"), (10, "HX007"), (12, "TL008"), (16, "SV001")}
     assert {line for line, plain in verdicts.items() if plain} == {4}
-    assert set(verdicts) == {4, 6, 8, 10, 12, 14}
+    assert set(verdicts) == {4, 6, 8, 10, 12, 14, 16}
 
 
 def test_kept_argument_verdicts_hold_no_record():

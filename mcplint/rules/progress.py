@@ -15,6 +15,7 @@ from mcplint import protocol
 from mcplint.analysis.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, feature, fmt_id, params_of, rule
+from mcplint.rules.schema import FOLDED, accepting, acceptor, newest
 
 PROGRESS = "notifications/progress"
 _FLOW = "basic/utilities/progress §Progress Flow"
@@ -30,14 +31,19 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@feature("odd-progress", Kind.NOTIFICATION, PROGRESS)
+_PARAMS = accepting("notification", PROGRESS)  # revision -> schema.acceptor()
+
+
+@feature(FOLDED["notification", PROGRESS], Kind.NOTIFICATION, PROGRESS)
 def plain_progress(record) -> bool:
     """Whether a ``notifications/progress`` is the common, well-formed kind that none of PR001,
-    PR003-PR006 and PR008 can report: a string or integer token of the peer's request still in
-    progress (live, not answered), ``progress`` above the previous value, no ``total`` it exceeds
-    or changes, and a string ``message`` (none in 2024-11-05). Each clause is the early exit of
-    one rule. The engine tests it once instead of calling those six rules, which require the
-    feature "odd-progress" (checked in the rules themselves it cost what it saved, issue 16)."""
+    PR003-PR006, PR008 and SV002 can report: a string or integer token of the peer's request still
+    in progress (live, not answered), ``progress`` above the previous value, no ``total`` it
+    exceeds or changes, a string ``message`` (none in 2024-11-05), and params the acceptor of
+    their type vouches for (SV002: as ``schema.plain_notification``, which the engine does not ask
+    of progress: ``schema.FOLDED``). Each clause is the early exit of one rule. The engine tests it
+    once instead of calling those seven rules, which require the feature "odd-progress" (checked
+    in the rules themselves it cost what it saved, issue 16)."""
     params = record.params
     if type(params) is not dict or type(params.get("progressToken")) not in _TOKEN_TYPES:
         return False  # PR001, PR003
@@ -54,9 +60,16 @@ def plain_progress(record) -> bool:
     if type(total) in _NUMBER and (type(progress) in _NUMBER and progress > total
                                    or live.total is not None and live.total != total):
         return False  # PR006
-    if "message" in params and (type(params["message"]) is not str or record.revision == _V2024_11_05):
+    revision = record.revision
+    if "message" in params and (type(params["message"]) is not str or revision == _V2024_11_05):
         return False  # PR008
-    return True
+    if revision is None:
+        revision = newest(record.session.modern)
+    try:
+        sure = _PARAMS[revision]
+    except KeyError:
+        sure = acceptor("notification", PROGRESS, revision)
+    return sure is not None and sure[0](params)  # SV002
 
 
 class ProgressRule(Rule):

@@ -801,12 +801,28 @@ def judge(kind: str, method: str, revision: str) -> Judge | None:
 
 
 # -- the common case, tested by the engine --------------------------------------------------
+#: The everyday messages whose params or result a family's clean test also judges with the
+#: acceptor (:func:`accepting`), in the same call: (kind, method) -> that family's feature. The SV
+#: rules require it too, and the params and result features are not tested on these, so the
+#: engine makes one clean test of such a record instead of two (each costs a call and reads the
+#: same members: issue 16).
+FOLDED = {("request", "tools/call"): "odd-call", ("notification", "notifications/progress"): "odd-progress",
+          ("result", "tools/call"): "odd-answer"}
+
+
+def accepting(kind: str, method: str) -> dict[str, tuple | None]:
+    """What :func:`acceptor` found for ``kind`` payloads of ``method`` (a known method), by
+    revision: the folded clean tests (:data:`FOLDED`) look their acceptor up here, and call
+    :func:`acceptor` for a revision it lacks."""
+    return _acceptors[kind].setdefault(method, {})
+
+
 def _shaped(kind: str, methods: frozenset[str]) -> list[str]:
     """The methods whose ``kind`` payloads an SV rule may judge: not judged whole by another rule
     (whatever is registered: a feature may hold needlessly, never wrongly), no task methods (the
-    wire types lack them)."""
+    wire types lack them), none whose family's clean test judges them (:data:`FOLDED`)."""
     whole = {m for o in OWNED if o.kind == kind and o.path == () and o.methods for m in o.methods}
-    return sorted(m for m in methods if m not in whole and "tasks/" not in m)
+    return sorted(m for m in methods if m not in whole and "tasks/" not in m and (kind, m) not in FOLDED)
 
 
 def plain_params(kind: str):
@@ -924,7 +940,8 @@ class RequestParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = REQUESTS
     surface_kind = "request"
-    requires = frozenset({"odd-request-params"})  # not called where plain_request() holds
+    # not called where plain_request() holds, nor on a tools/call tools.plain_call() finds clean
+    requires = frozenset({"odd-request-params", FOLDED["request", "tools/call"]})
     hint = "Send the params the method's definition requires, with the types it names."
 
 
@@ -936,7 +953,8 @@ class NotificationParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = NOTIFICATIONS
     surface_kind = "notification"
-    requires = frozenset({"odd-notification-params"})  # not called where plain_notification() holds
+    # not called where plain_notification() holds, nor on progress progress.plain_progress() finds clean
+    requires = frozenset({"odd-notification-params", FOLDED["notification", "notifications/progress"]})
     hint = "Send the params the notification's definition requires, with the types it names."
 
 
@@ -953,7 +971,8 @@ class ResultSchema(SchemaRule):
     spec = _SCHEMA
     kinds = frozenset({Kind.RESULT})
     surface_kind = "result"
-    requires = frozenset({"odd-result"})  # not called where plain_result() holds
+    # not called where plain_result() holds, nor on a tools/call result tools.plain_answer() finds clean
+    requires = frozenset({"odd-result", FOLDED["result", "tools/call"]})
     hint = "Return the result the request's method defines (see the schema of the revision in effect)."
 
     def issues_of(self, record, session):

@@ -42,7 +42,7 @@ from mcplint.rules._base import (
 from mcplint.rules._memo import per_record
 from mcplint.rules._simple_schema import acceptor as simple_acceptor
 from mcplint.rules.errors import LISTED, after_listing, listed, tool_name
-from mcplint.rules.schema import fmt_path, is_task_result, json_type, result_text
+from mcplint.rules.schema import FOLDED, accepting, acceptor, fmt_path, is_task_result, json_type, newest, result_text
 
 _TOOLS = "server/tools §Data Types"
 _NAMES = "server/tools §Tool Names"
@@ -310,12 +310,18 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     return name, errors
 
 
-@feature("odd-call", Kind.REQUEST, "tools/call")
+_CALL_PARAMS = accepting("request", "tools/call")  # revision -> schema.acceptor()
+_CALL_RESULTS = accepting("result", "tools/call")
+
+
+@feature(FOLDED["request", "tools/call"], Kind.REQUEST, "tools/call")
 def plain_call(record) -> bool:
-    """A client's tools/call that neither TL008 nor HX007 (which require the feature "odd-call")
-    can report: it names a tool of the session's list (HX007: ``ToolCatalog.tools`` has a key for
-    each of its ``names``) whose listed inputSchema's acceptor vouches for its arguments (TL008:
-    :func:`vouched`, the verdict kept for the answer as TL008 keeps it)."""
+    """A client's tools/call that neither TL008 nor HX007 nor SV001 (which require the feature
+    "odd-call") can report: it names a tool of the session's list (HX007: ``ToolCatalog.tools``
+    has a key for each of its ``names``) whose listed inputSchema's acceptor vouches for its
+    arguments (TL008: :func:`vouched`, the verdict kept for the answer as TL008 keeps it), and
+    the acceptor of its params vouches for them (SV001: as ``schema.plain_request``, which the
+    engine does not ask of a tools/call: ``schema.FOLDED``)."""
     params = record.params
     if type(params) is not dict or record.direction is not _C2S:
         return False
@@ -323,7 +329,14 @@ def plain_call(record) -> bool:
     if type(name) is not str:
         return False
     session = record.session
-    return vouched(session, record, params, session.tools.tools.get(name))
+    if not vouched(session, record, params, session.tools.tools.get(name)):
+        return False
+    revision = record.revision or newest(session.modern)
+    try:
+        sure = _CALL_PARAMS[revision]
+    except KeyError:
+        sure = acceptor("request", "tools/call", revision)
+    return sure is not None and sure[0](params)
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -1020,19 +1033,28 @@ def plain_blocks(revision: str | None) -> frozenset[str]:
 _TEXT_BLOCKS = frozenset(revision for revision in protocol.ALL if "text" in plain_blocks(revision)) | {None}
 
 
-@feature("odd-answer", Kind.RESULT, "tools/call")
+@feature(FOLDED["result", "tools/call"], Kind.RESULT, "tools/call")
 def plain_answer(record) -> bool:
-    """A tools/call result that none of TL006, TL009-TL015 but TL010, and HX013 (which require the
-    feature "odd-answer") can report, by each one's first tests: no ``structuredContent``
-    (TL011-TL013: :func:`structured`); content blocks all of types the revision defines, none
-    image, audio or resource (TL014, TL015); not one text block whose text :func:`looks_failed`
-    (HX013); the called tool not missing from a current tool list (TL006: :func:`listed`);
-    arguments known to draw no error against the listed inputSchema (TL009: the verdict TL008
-    kept, :func:`argument_errors`). One walk of the usual answer, one text block, answers all."""
+    """A tools/call result that none of TL006, TL009-TL015 but TL010, HX013 and SV003 (which
+    require the feature "odd-answer") can report, by each one's first tests: no
+    ``structuredContent`` (TL011-TL013: :func:`structured`); a result the acceptor of its type
+    vouches for (SV003: as ``schema.plain_result``, which the engine does not ask of a tools/call
+    result: ``schema.FOLDED``); content blocks all of types the revision defines, none image, audio
+    or resource (TL014, TL015); not one text block whose text :func:`looks_failed` (HX013); the
+    called tool not missing from a current tool list (TL006: :func:`listed`); arguments known to
+    draw no error against the listed inputSchema (TL009: the verdict TL008 kept,
+    :func:`argument_errors`). One walk of the usual answer, one text block, answers all."""
     result = record.msg["result"]
     content = result.get("content") if type(result) is dict else None
     if type(content) is not list or "structuredContent" in result or record.direction is _C2S:
         return False  # (content_kinds() is None, or structured())
+    revision = record.revision or newest(record.session.modern)
+    try:
+        sure = _CALL_RESULTS[revision]
+    except KeyError:
+        sure = acceptor("result", "tools/call", revision)
+    if sure is None or not sure[0](result):
+        return False
     block = content[0] if len(content) == 1 else None
     if type(block) is dict and block.get("type") == "text":  # (content_kinds() is ("text",))
         if record.revision not in _TEXT_BLOCKS:
