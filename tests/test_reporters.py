@@ -5,13 +5,17 @@ Regenerate after an intended change with ``MCPLINT_UPDATE_GOLDENS=1 python -m py
 
 from __future__ import annotations
 
+import io
 import os
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcplint.cli import main
 from mcplint.report import REPORTERS
@@ -107,3 +111,31 @@ def test_statistics():
     result = CliRunner().invoke(main, ["check", INPUT, *SELECT, "--statistics"])
     lines = result.output.splitlines()
     assert lines[0].split()[:2] == ["count", "code"] and "Found" in lines[-1]
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12)
+
+
+@given(st.lists(_JSON_VALUES, max_size=5), st.integers(0, 4))
+def test_an_array_written_item_by_item_is_the_array_as_one_text(items, depth):
+    """write_array (json, sarif, gitlab: a large report is not held whole) writes what json_text
+    writes of the whole array, also as a member of a document ``depth`` levels down."""
+    from mcplint.report.json import write_array
+    from mcplint.untrusted import json_text
+
+    document: Any = items
+    for _ in range(depth):  # an array nested in objects, as SARIF's results are
+        document = {"a": 1, "m": document, "z": [1]}
+    head, _, tail = json_text(_emptied(document, depth), indent=True).rpartition('"m": []' if depth else "[]")
+    out = io.StringIO()
+    out.write(head + ('"m": ' if depth else ""))
+    write_array(out, iter(items), depth)
+    out.write(tail)
+    assert out.getvalue() == json_text(document, indent=True)
+
+
+def _emptied(document, depth):
+    return {**document, "m": _emptied(document["m"], depth - 1)} if depth else []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from urllib.parse import quote
 
 from mcplint import __version__
 from mcplint.model import Severity
 from mcplint.report.fingerprint import fingerprints
+from mcplint.report.json import write_array
 from mcplint.rules import load
 from mcplint.rules.pages import help_url, read_page, sections
 from mcplint.untrusted import github_data, github_property, json_text, xml_attr, xml_text
@@ -47,8 +49,27 @@ def _sarif_rule(cls) -> dict:
 def sarif(findings, summary, out) -> None:
     registry = load()
     codes = sorted({f.code for f in findings})
-    index = {code: i for i, code in enumerate(codes)}
-    results = []
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcplint",
+                "version": __version__,
+                "informationUri": "https://github.com/mcplint/mcplint",
+                "rules": [_sarif_rule(registry[code]) for code in codes],
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": [],  # written one at a time (write_array), where this empty array stands
+        }],
+    }
+    head, _, tail = json_text(document, indent=True).rpartition('"results": []')
+    out.write(head + '"results": ')
+    write_array(out, _sarif_results(findings, {code: i for i, code in enumerate(codes)}), depth=3)
+    out.write(tail + "\n")
+
+
+def _sarif_results(findings, index: dict[str, int]) -> Iterator[dict]:
     uris: dict[str, str] = {}  # (a file's findings share its path: quoted once)
     for finding, print_ in zip(findings, fingerprints(findings)):
         uri = uris.get(finding.path) or uris.setdefault(finding.path, _uri(finding.path))
@@ -72,22 +93,7 @@ def sarif(findings, summary, out) -> None:
                 {"id": i, "message": {"text": rel.note}, "physicalLocation": {
                     "artifactLocation": {"uri": uri}, "region": {"startLine": rel.line}}}
                 for i, rel in enumerate(finding.related)]
-        results.append(result)
-    document = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "mcplint",
-                "version": __version__,
-                "informationUri": "https://github.com/mcplint/mcplint",
-                "rules": [_sarif_rule(registry[code]) for code in codes],
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    }
-    out.write(json_text(document, indent=True) + "\n")
+        yield result
 
 
 def github(findings, summary, out) -> None:
@@ -99,14 +105,14 @@ def github(findings, summary, out) -> None:
 
 
 def gitlab(findings, summary, out) -> None:
-    issues = [{
+    write_array(out, ({
         "description": f"{f.code} {f.message}",
         "check_name": f.code,
         "fingerprint": print_,
         "severity": _GITLAB_SEVERITY[f.severity],
         "location": {"path": _slashed(f.path), "lines": {"begin": f.line}},
-    } for f, print_ in zip(findings, fingerprints(findings))]
-    out.write(json_text(issues, indent=True) + "\n")
+    } for f, print_ in zip(findings, fingerprints(findings))))
+    out.write("\n")
 
 
 def junit(findings, summary, out) -> None:
