@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session, progress_ref
+from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session, SessionTable, progress_ref
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
 from mcplint.model import Direction
@@ -36,7 +36,7 @@ def test_a_new_session_has_made_no_table():
 def test_a_table_is_made_on_first_use_with_the_session_limits():
     session = Session("t", "1", 1, limits=Limits(answered=3, pending=2))
     table = session.pending[C2S]
-    assert isinstance(table, Bounded) and table.limit == 2 and session.pending[C2S] is table
+    assert isinstance(table, SessionTable) and table.limit == 2 and session.pending[C2S] is table
     assert session.requests[S2C].limit == 3 and session.undirected.limit == 2
     assert list(session.pending) == [C2S]
     with pytest.raises(KeyError):
@@ -62,10 +62,33 @@ def test_a_client_only_session_makes_no_server_side_table():
 def test_a_lazily_made_table_still_notes_its_limit():
     session = Session("t", "1", 1, limits=Limits(answered=1))
     session.last_record = object()
-    session.requests[S2C]["a"] = 1
-    session.requests[S2C]["b"] = 2
+    session.requests[S2C].put("a", 1)
+    session.requests[S2C].put("b", 2)
     assert list(session.requests[S2C]) == ["b"] and session.requests[S2C].evicted == 1
     assert list(session.limits_hit) == ["answered:s2c"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["put", "pop"]), st.integers(0, 12)), max_size=80), st.integers(1, 5))
+def test_a_session_table_forgets_as_an_ordered_dict_forgets(steps, limit):
+    """A SessionTable is a plain dict until it first overflows, then a FullTable in its place:
+    whichever it is, it keeps and forgets the entries (in order) that a Bounded of the same limit
+    keeps and forgets, and the session hears of each forgotten one."""
+    class Listening(Session):
+        def forgot(self, table, sender, key, value):
+            heard.append((table, sender, key, value))
+
+    session, heard = Listening("t", "1", 1, limits=Limits(answered=limit)), []
+    forgotten, model = [], Bounded(limit, lambda key, value: forgotten.append(("answered", C2S, key, value)))
+    for op, key in steps:
+        if op == "put":
+            session.requests[C2S].put(key, -key)
+            model[key] = -key
+        else:
+            session.requests[C2S].pop(key, None)
+            model.pop(key, None)
+        assert list(session.requests[C2S].items()) == list(model.items())
+    assert heard == forgotten and session.requests[C2S].evicted == model.evicted
 
 
 def test_a_released_session_leaves_no_progress_cycle():

@@ -164,16 +164,14 @@ class Bounded(OrderedDict):
             self.on_evict(*old)
 
 
-#: ``OrderedDict.__setitem__``: the analyzer's hot paths insert into a :class:`Bounded` with it
-#: and check the limit themselves (``if len(table) > table.limit: table.evict()``), which saves
-#: a Python call per insertion
-_put = OrderedDict.__setitem__
+_ordered_put = OrderedDict.__setitem__
 
 
-class SessionTable(Bounded):
+class FullTable(Bounded):
     """A :class:`Bounded` table of a session, of one sender's side (``sender``; None: of either):
-    what it forgets, the session hears of (:meth:`Session.forgot`). Made without a Python
-    ``__init__`` (a short session makes several): whoever makes one sets its slots."""
+    what it forgets, the session hears of (:meth:`Session.forgot`). A :class:`SessionTable`
+    becomes one when it first overflows; ``undirected`` is one from the start. Made without a
+    Python ``__init__``: whoever makes one sets its slots."""
 
     __slots__ = ("limit", "name", "sender", "session")
     __init__ = OrderedDict.__init__
@@ -183,18 +181,52 @@ class SessionTable(Bounded):
         self.evicted += 1
         self.session.forgot(self.name, self.sender, key, value)
 
+    def put(self, key: Any, value: Any) -> None:
+        """Insert ``value`` (forgetting the oldest entry beyond the limit)."""
+        self[key] = value
 
-def _session_table(session: Session, name: str, sender: Direction | None, limit: int) -> SessionTable:
-    table = SessionTable()
+
+class SessionTable(dict):
+    """A per-request table of a session, of one sender's side, while it holds no more than
+    ``limit`` entries: a plain dict (insertion-ordered; an insertion is a C call, where an
+    :class:`OrderedDict` subclass costs several). Who inserts checks the limit, as :meth:`put`
+    does (the hot paths inline it: ``table[key] = value``, then ``if len(table) > table.limit:
+    table.evict()``). The first eviction hands the entries over to a :class:`FullTable` that
+    replaces this one in its :class:`Sides` (a dict forgets its oldest entry in time that grows
+    with the entries deleted before it; an ordered dict, in constant time). Made without a
+    Python ``__init__``, as :meth:`Sides.__missing__` makes it."""
+
+    __slots__ = ("limit", "session", "name", "sender")
+    evicted = 0  # (a FullTable counts its own)
+
+    def evict(self) -> None:
+        session, name, sender = self.session, self.name, self.sender
+        full = getattr(session, _SIDES_OF[name])[sender] = _full_table(session, name, sender, self.limit)
+        for key, value in self.items():
+            _ordered_put(full, key, value)  # (not full[key] = value: that would evict already)
+        self.clear()  # (nothing reads this one any more)
+        full.evict()
+
+    def put(self, key: Any, value: Any) -> None:
+        """Insert ``value`` (forgetting the oldest entry beyond the limit)."""
+        self[key] = value
+        if len(self) > self.limit:
+            self.evict()
+
+
+def _full_table(session: Session, name: str, sender: Direction | None, limit: int) -> FullTable:
+    table = FullTable()
     table.limit, table.session, table.name, table.sender = limit, session, name, sender
     return table
 
 
 class Sides(dict):
-    """A session's table per sender (``Direction`` -> :class:`SessionTable`), each made the first
-    time it is asked for: a short session that never hears from one side, or never uses a
-    table, does not pay for it. Read without making one with ``.get(direction, EMPTY)``. Made
-    without a Python ``__init__``, as :func:`_sides` makes it."""
+    """A session's table per sender (``Direction`` -> :class:`SessionTable`, or the
+    :class:`FullTable` it became), each made the first time it is asked for: a short session
+    that never hears from one side, or never uses a table, does not pay for it. Read without
+    making one with ``.get(direction, EMPTY)``; a reference to a table is good until the next
+    insertion into it (which may replace it). Made without a Python ``__init__``, as
+    :func:`_sides` makes it."""
 
     __slots__ = ("session", "table", "limit")
     __init__ = dict.__init__
@@ -202,8 +234,13 @@ class Sides(dict):
     def __missing__(self, sender: Direction) -> SessionTable:
         if sender is not _C2S and sender is not _S2C:
             raise KeyError(sender)
-        table = self[sender] = _session_table(self.session, self.table, sender, self.limit)
+        table = self[sender] = SessionTable()
+        table.limit, table.session, table.name, table.sender = self.limit, self.session, self.table, sender
         return table
+
+
+#: the Session attribute of each per-sender table by its name (SessionTable.evict)
+_SIDES_OF = {"answered": "requests", "pending": "pending", "tokens": "tokens", "finished": "finished_tokens"}
 
 
 def _sides(session: Session, table: str, limit: int) -> Sides:
@@ -334,7 +371,7 @@ class Session:
     def undirected(self) -> Bounded:
         """Requests of unknown sender."""
         if self._undirected is None:
-            self._undirected = _session_table(self, "undirected", None, self.limits.pending)
+            self._undirected = _full_table(self, "undirected", None, self.limits.pending)
         return self._undirected
 
     @property
@@ -418,7 +455,7 @@ class Session:
         entry = self.requests.get(sender, EMPTY).get(id_key(request.id))
         if entry is not None and entry.token is not None and self.tokens[sender].get(entry.token) is entry:
             del self.tokens[sender][entry.token]
-            self.finished_tokens[sender][entry.token] = entry
+            self.finished_tokens[sender].put(entry.token, entry)
 
     def release(self) -> None:
         """Drop the per-request tables and records once the session was finished (bounded memory:
@@ -1001,15 +1038,15 @@ class Analyzer:
             if isinstance(meta, dict) and "progressToken" in meta:
                 entry.token = token = id_key(meta["progressToken"])
                 table = session.tokens[direction]
-                _put(table, token, entry)
+                table[token] = entry
                 if len(table) > table.limit:
                     table.evict()
         table = session.requests[direction]
-        _put(table, key, entry)
+        table[key] = entry
         if len(table) > table.limit:
             table.evict()
         table = session.pending[direction]
-        _put(table, key, entry)
+        table[key] = entry
         if len(table) > table.limit:
             table.evict()
         if record.method == "initialize" and direction is _C2S:
@@ -1078,7 +1115,8 @@ class Analyzer:
         """Mark ``asker``'s open request ``key`` answered by ``record``."""
         entry = session.requests[asker].get(key)
         if entry is None:  # fell out of the requests table while still open
-            entry = session.requests[asker][key] = session.pending[asker][key]
+            entry = session.pending[asker][key]
+            session.requests[asker].put(key, entry)
         entry.response = record
         session.pending[asker].pop(key, None)
         recent = session.recent[asker]
@@ -1092,7 +1130,7 @@ class Analyzer:
         if token is not None:
             session.tokens[asker].pop(token, None)
             table = session.tokens[asker] if entry.task else session.finished_tokens[asker]
-            _put(table, token, entry)  # task-augmented: the token stays live (2025-11-25)
+            table[token] = entry  # task-augmented: the token stays live (2025-11-25)
             if len(table) > table.limit:
                 table.evict()
         return entry
