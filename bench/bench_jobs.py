@@ -3,6 +3,7 @@ one large file, next to a bare ``orjson.loads`` loop over the same bytes.
 
     python bench/bench_jobs.py                          # 40 files of 1 MB, one 40 MB file
     python bench/bench_jobs.py --files 100 --large-mb 100 --jobs 1,2,4 --repeat 3
+    python bench/bench_jobs.py --shape small --large-mb 141 --inputs sessions   # issue 16's tee
 
 The captures come from ``bench_check.generate`` (clean 2025-06-18 sessions of 200 tool calls,
 about 0.5 MB each). Three inputs: a directory of many small files (spread over processes file by
@@ -36,23 +37,33 @@ from bench_check import DATA, generate  # noqa: E402
 
 
 def prepare(args) -> list[tuple[str, Path, int]]:
-    """(label, path, number of files) of each input, generated once and reused."""
+    """(label, path, number of files) of each input asked for, generated once and reused."""
     root = DATA / "jobs"
-    many = root / f"many-{args.files}x{args.file_mb}mb"
-    many.mkdir(parents=True, exist_ok=True)
-    for index in range(args.files):
-        path = many / f"capture-{index:04d}.{'mcplog' if index % 2 else 'jsonl'}"
-        if not path.exists():
-            generate(path, args.file_mb, "capture" if index % 2 else "jsonl", args.payload_kb)
-    large = root / f"large-{args.large_mb}mb.jsonl"
-    if not large.exists():
-        generate(large, args.large_mb, "jsonl", args.payload_kb)
-    single = root / f"single-session-{args.large_mb}mb.jsonl"
-    if not single.exists():
-        generate(single, args.large_mb, "jsonl", args.payload_kb, long_session=True)
-    return [(f"{args.files} files of {args.file_mb} MB", many, args.files),
-            (f"1 file, {args.large_mb} MB, many sessions", large, 1),
-            (f"1 file, {args.large_mb} MB, one session", single, 1)]
+    root.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name in args.inputs.split(","):
+        if name == "files":
+            many = root / f"many-{args.files}x{args.file_mb}mb"
+            many.mkdir(parents=True, exist_ok=True)
+            for index in range(args.files):
+                path = many / f"capture-{index:04d}.{'mcplog' if index % 2 else 'jsonl'}"
+                if not path.exists():
+                    generate(path, args.file_mb, "capture" if index % 2 else "jsonl", args.payload_kb)
+            out.append((f"{args.files} files of {args.file_mb} MB", many, args.files))
+        elif name == "sessions":
+            large = root / (f"large-{args.large_mb}mb.jsonl" if args.shape == "realistic"
+                            else f"large-{args.shape}-{args.large_mb}mb.jsonl")
+            if not large.exists():
+                generate(large, args.large_mb, "jsonl", args.payload_kb, shape=args.shape)
+            out.append((f"1 file, {args.large_mb} MB, many sessions ({args.shape})", large, 1))
+        elif name == "single":
+            single = root / f"single-session-{args.large_mb}mb.jsonl"
+            if not single.exists():
+                generate(single, args.large_mb, "jsonl", args.payload_kb, long_session=True)
+            out.append((f"1 file, {args.large_mb} MB, one session", single, 1))
+        else:
+            raise SystemExit(f"--inputs: unknown input {name!r} (files, sessions, single)")
+    return out
 
 
 def bare_loop(path: Path) -> float:
@@ -161,6 +172,11 @@ def main() -> None:
     parser.add_argument("--payload-kb", type=float, default=2.0)
     parser.add_argument("--jobs", default="1,2", help="comma-separated --jobs values (the first is the base)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts")
+    parser.add_argument("--shape", choices=["realistic", "small"], default="realistic",
+                        help="sessions of the many-sessions file: 200 calls each, or many short ones of small "
+                             "messages (the tee of bench_check.py --shape small)")
+    parser.add_argument("--inputs", default="files,sessions,single",
+                        help="comma-separated inputs to measure: files, sessions, single")
     parser.add_argument("--cpu-path-of", nargs=2, metavar=("PATH", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cpu_path_of:
