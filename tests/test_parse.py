@@ -123,6 +123,7 @@ _JSONL_LINES = st.sampled_from([
     b'{', b'  "jsonrpc": "2.0", "id": 5,', b'  "method": "ping"', b'}',
     b'', b'   ', b'Starting server...', b'{"a":', b'null', b'"\xff\xfe"', b'\xff\xfe{\x00}\x00',
     b'{"jsonrpc":"2.0","id":6,"result":{"text":"' + b"x" * 300 + b'"}}',
+    b'{"jsonrpc":"2.0",\r"id":7,"method":"ping"}', b'{"jsonrpc":"2.0","method":"ping"}\r\r',
 ])
 
 
@@ -161,6 +162,7 @@ _RAW = st.sampled_from([
     ' {"jsonrpc":"2.0","method":"notifications/initialized"} ', '{"jsonrpc":"2.0","id":2,"result":{}}\r',
     '\ufeff{"jsonrpc":"2.0","id":3,"method":"ping"}', '[{"jsonrpc":"2.0","id":2,"method":"ping"}]',
     '{"jsonrpc":"2.0","id":3}{"jsonrpc":"2.0","id":4,"result":{}}', '{', '"jsonrpc": "2.0", "id": 5}', '}',
+    '{"jsonrpc":"2.0",\r"id":7,"method":"ping"}', '{"jsonrpc":"2.0","method":"ping"}\r\r',
     '', '  ', 'Starting server...', 'null', '{"a":"\x00"}', '{"a":1}\x00', 5, None, ["x"],
     # secret-scan literals (Record.signs), with escapes around them in the capture line
     '{"jsonrpc":"2.0","id":5,"result":{"api_key":"sk-abc123def456ghi789","url":"https://u:p@h/\\"x"}}',
@@ -184,6 +186,10 @@ _CAPTURE_LINES = st.one_of(
               st.sampled_from([_ABSENT, _ABSENT, "stdio", "http", "tcp", ["http"], None]),
               st.sampled_from([_ABSENT, _ABSENT, {"jsonrpc": "2.0", "id": 9, "result": {}}])),
     st.sampled_from([b"", b"  ", b"not json", b"[1]", b'{"dir":"c2s","raw":"{}"}\r', b'"\xff\xfe"',
+                     # a message in the common envelope, the capture line ending in CR or opening with a BOM
+                     orjson.dumps({"ts": "2026-11-30T10:00:00.001Z", "dir": "s2c",
+                                   "raw": '{"jsonrpc":"2.0","id":1,"result":{}}'}) + b"\r",
+                     b"\xef\xbb\xbf" + orjson.dumps({"dir": "c2s", "raw": '{"jsonrpc":"2.0","method":"ping"}'}),
                      b'{"dir":"meta","event":"start","raw":"mcplint capture"}']),
 )
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from mcplint.model import Direction, Kind, Record
+from mcplint.model import Direction, Kind, Record, new_record
 
 #: A message spread over more lines than this is not re-assembled (IO003 detection bound).
 MAX_CONTINUATION_LINES = 200
@@ -102,19 +102,22 @@ def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
 def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
     """Classify one parsed JSON value as a record (batch elements included)."""
     if type(value) is dict:
-        # the common shapes first, with the fewest member tests: a request or notification (a
+        # the common shapes first, with the fewest member lookups: a request or notification (a
         # string method, no result or error), a result or an error response (an id, no method)
-        method = value.get("method")
+        method = value.get("method", _UNSET)
+        rid = value.get("id", _UNSET)
         if type(method) is str:
             if "result" not in value and "error" not in value:
-                if "id" in value:
-                    return Record(path, line, _REQUEST, data, value, True, value["id"], method, value.get("params"))
-                return Record(path, line, _NOTIFICATION, data, value, False, None, method, value.get("params"))
-        elif method is None and "id" in value and "method" not in value:
+                if rid is not _UNSET:
+                    return new_record(path, line, _REQUEST, data, value, True, rid, method, value.get("params"))
+                return new_record(path, line, _NOTIFICATION, data, value, False, None, method, value.get("params"))
+        elif method is _UNSET and rid is not _UNSET:
             if "result" in value:
-                return Record(path, line, _RESULT, data, value, True, value["id"])
+                return new_record(path, line, _RESULT, data, value, True, rid, None, None)
             if "error" in value:
-                return Record(path, line, _ERROR, data, value, True, value["id"])
+                return new_record(path, line, _ERROR, data, value, True, rid, None, None)
+        if method is _UNSET:
+            method = None
         has_method = "method" in value
         has_id = "id" in value
         if has_method and type(method) is not str:
@@ -293,7 +296,7 @@ class Parser:
                         if record is not None:
                             yield record
                             continue
-                elif cut is False and data[-1:] != b"\r":  # plain JSON Lines: the line is the message
+                elif cut is False and 13 not in data:  # plain JSON Lines: the line (no CR) is the message
                     try:
                         value = loads(data)
                     except bad_json:

@@ -113,15 +113,15 @@ def read_capture(lines: Iterable[tuple[bytes, bool]]) -> Iterable[Frame]:
 def _capture_record(path: str, number: int, data: bytes, signs: int | None = None) -> Record | None:
     """The record of capture line ``data`` when it is a message in the common envelope (``dir``
     c2s or s2c, ``raw`` a JSON object with no CR, BOM or NUL of its own), as :class:`Parser` makes
-    it of :func:`_capture_frame`'s frame; None for any other line.
+    it of :func:`_capture_frame`'s frame; None for any other line. (A CR ending the line itself
+    needs no test: the frame drops it with the capture file's other flags, and orjson reads it as
+    the white space it is.)
 
     ``signs``, the line's secret-scan literals, become the record's: the line holds the message's
     text as a JSON string, whose escapes touch no character of a literal (quotes, backslashes,
     controls), so every literal of the message is in the line, and the line's bits are a superset of
     the message's; but for a line longer than the scan, where the message's scanned head need not
     lie inside the line's (escapes lengthen it), and the frame's record leaves them unknown."""
-    if data[-1:] == b"\r":
-        return None
     try:
         envelope = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -130,7 +130,7 @@ def _capture_record(path: str, number: int, data: bytes, signs: int | None = Non
         return None
     side = envelope.get("dir")
     raw = envelope.get("raw")
-    if type(raw) is not str or raw[-1:] == "\r":  # (orjson refuses a BOM and a NUL itself)
+    if type(raw) is not str or "\r" in raw:  # (orjson refuses a BOM and a NUL itself)
         return None
     if side == "c2s":
         direction = _C2S
@@ -148,14 +148,16 @@ def _capture_record(path: str, number: int, data: bytes, signs: int | None = Non
     record.direction = direction
     ts = envelope.get("ts")
     if ts is not None:
-        record.ts = ts if type(ts) is str else None
+        if type(ts) is str:
+            record.ts = ts
         record.t = parse_ts(ts)
-    session = envelope.get("session")
-    if session is not None:
-        record.session_key = str(session)
-    transport = envelope.get("transport")
-    if transport is not None and transport in _TRANSPORTS:
-        record.transport = transport
+    if ts is None or len(envelope) > 3:  # members beyond ts, dir and raw
+        session = envelope.get("session")
+        if session is not None:
+            record.session_key = str(session)
+        transport = envelope.get("transport")
+        if transport is not None and transport in _TRANSPORTS:
+            record.transport = transport
     if signs is not None and not signs & CUT:
         record.signs = signs
     return record
