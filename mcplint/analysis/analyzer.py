@@ -43,6 +43,8 @@ RECENT_ANSWERED = 100
 _REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 _INVALID, _MALFORMED, _COMMENT = Kind.INVALID, Kind.MALFORMED, Kind.COMMENT
 _C2S, _S2C = Direction.C2S, Direction.S2C
+#: the types of a JSON number (``type(value) in _NUMBER``: a bool is none)
+_NUMBER = (int, float)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,9 @@ class RequestEntry:
     task: bool = False  # answered with a CreateTaskResult (2025-11-25)
     #: a line too long to read (IO013) that came while it was open and may have been its response
     unread_answer: Record | None = None
+    #: the :class:`ProgressRef` of its integer or string token while it is live, made for the first
+    #: progress notification and shared by the next ones (a cycle: release and _compact cut it)
+    ref: ProgressRef | None = None
 
     @property
     def pending(self) -> bool:
@@ -96,7 +101,7 @@ class Answered:
                  "response_kind", "cancel_line", "cancel_seq")
     token = None
     task = False
-    last_progress = last_progress_record = total = unread_answer = None
+    last_progress = last_progress_record = total = unread_answer = ref = None
 
     def __init__(self, entry: RequestEntry, direction: Direction | None):
         record = entry.record
@@ -467,7 +472,7 @@ class Session:
             for table in sides.values():
                 for entry in table.values():
                     if type(entry) is RequestEntry:
-                        entry.last_progress_record = None
+                        entry.last_progress_record = entry.ref = None
         self.requests = self.pending = self.tokens = self.finished_tokens = self.recent = _RELEASED
         self._undirected = self._invalid_ids = self._unread_requests = _RELEASED
         self._tools = _NO_TOOLS
@@ -551,8 +556,9 @@ def progress_token(record: Record) -> tuple[bool, Any]:
 
 class ProgressRef(NamedTuple):
     """What a ``notifications/progress`` refers to, as it stood before the notification. A
-    tuple: the analyzer makes one per progress notification with ``_new_tuple(ProgressRef,
-    fields)``, a C call (a class's ``__init__`` is a Python call, about 2k instructions)."""
+    tuple: the analyzer makes one with ``_new_tuple(ProgressRef, fields)``, a C call (a class's
+    ``__init__`` is a Python call, about 2k instructions), and the notifications of one live
+    request with an integer or string token share it (``RequestEntry.ref``)."""
 
     token: Any
     requester: Direction  # the side whose request the token must belong to
@@ -572,8 +578,14 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     key = token if type(token) is int or type(token) is str else id_key(token)
     requester = record.direction.other
     live = session.tokens.get(requester, EMPTY).get(key)
-    finished = None if live is not None else session.finished_tokens.get(requester, EMPTY).get(key)
-    return _new_tuple(ProgressRef, (token, requester, live, finished))
+    if live is None:
+        return _new_tuple(ProgressRef, (token, requester, None, session.finished_tokens.get(requester, EMPTY).get(key)))
+    if key is not token:  # (a token of another JSON type: the ref holds this very value)
+        return _new_tuple(ProgressRef, (token, requester, live, None))
+    ref = live.ref
+    if ref is None:
+        ref = live.ref = _new_tuple(ProgressRef, (token, requester, live, None))
+    return ref
 
 
 def _open_client_request(record: Record, session: Session | None) -> RequestEntry | None:
@@ -769,25 +781,16 @@ class Analyzer:
             self.sessions[session.label] = FinishedSession(session)
 
     # -- direction inference --------------------------------------------------------------
-    def infer_direction(self, record: Record, session: Session | None) -> Direction | None:
-        """Infer who sent a record that the capture did not mark (plain JSON Lines)."""
-        if record.kind is _REQUEST or record.kind is _NOTIFICATION:
-            only = _ONLY_SENDER.get(record.method)
-            if only is not None:
-                return only
-        return self._infer_by_session(record, session)
-
     def _infer_by_session(self, record: Record, session: Session | None) -> Direction | None:
-        """:meth:`infer_direction` of a record whose method no one side alone sends."""
+        """Who sent a message that the capture did not mark (plain JSON Lines), as ``session``
+        (the one it would join; None: none yet) tells: a response or a request or notification
+        whose method no one side alone sends, a progress notification aside (:meth:`observe`
+        asks :meth:`_progress_sender`)."""
         kind = record.kind
         if kind is _REQUEST or kind is _NOTIFICATION:
             if session is None:
                 return None
-            method = record.method
-            if method == "notifications/progress":
-                params = record.params
-                return self._progress_sender(record, session, params if type(params) is dict else EMPTY)
-            if method == "notifications/cancelled":
+            if record.method == "notifications/cancelled":
                 params = record.params if isinstance(record.params, dict) else EMPTY
                 return self._owner_of(session, params.get("requestId"))
             return None
@@ -845,8 +848,14 @@ class Analyzer:
         if in_c == (live_s is not None or done_s is not None):
             return None
         requester, live, done = (_C2S, live_c, done_c) if in_c else (_S2C, live_s, done_s)
-        if "progressToken" in params:
-            record.target = _new_tuple(ProgressRef, (token, requester, live, done))
+        if "progressToken" in params:  # (as progress_ref makes it)
+            if live is None or key is not token:
+                record.target = _new_tuple(ProgressRef, (token, requester, live, done))
+            else:
+                ref = live.ref
+                if ref is None:
+                    ref = live.ref = _new_tuple(ProgressRef, (token, requester, live, None))
+                record.target = ref
         return requester.other
 
     # -- observe: facts before judgement -----------------------------------------------------
@@ -858,16 +867,25 @@ class Analyzer:
         direction = record.direction
         answered = None  # the client's open request a response without direction answers, if found at once
         if message and direction is None:
-            # a method only one side sends says who sent it; anything else asks the session
+            # a method only one side sends says who sent it, a progress notification its token;
+            # anything else asks the session
+            key = record.session_key
             if kind is _RESULT or kind is _ERROR:
-                if record.session_key is None and record.parent is None:
+                if key is None and record.parent is None:
                     answered = _open_client_request(record, self.current)
-                direction = _S2C if answered is not None else None
+                if answered is not None:
+                    direction = _S2C
+                else:
+                    direction = self._infer_by_session(record, self.current if key is None else self.keyed.get(key))
+            elif record.method == "notifications/progress":
+                inferring = self.current if key is None else self.keyed.get(key)
+                if inferring is not None:
+                    params = record.params
+                    direction = self._progress_sender(record, inferring, params if type(params) is dict else EMPTY)
             else:
                 direction = _ONLY_SENDER.get(record.method)
-            if direction is None:
-                key = record.session_key
-                direction = self._infer_by_session(record, self.current if key is None else self.keyed.get(key))
+                if direction is None:
+                    direction = self._infer_by_session(record, self.current if key is None else self.keyed.get(key))
             record.direction = direction
             record.direction_observed = False
         parent = record.parent
@@ -1009,8 +1027,29 @@ class Analyzer:
                 session.undirected[id_key(record.id)] = RequestEntry(record)
         elif kind is _NOTIFICATION:
             session.messages += 1
-            if record.direction is not None:
-                self._commit_notification(record, session, record.direction)
+            direction = record.direction
+            if direction is None:
+                return
+            if record.method != "notifications/progress":
+                self._commit_notification(record, session, direction)
+                return
+            # progress (the commonest record of a tee of short sessions): its request keeps the latest
+            ref, params = record.target, record.params
+            if ref is not None:  # observe resolved the token; the tables changed not since
+                entry = ref.live
+            else:  # no progressToken: the key of a null token (id_key(None))
+                params = params if isinstance(params, dict) else EMPTY
+                entry = session.tokens.get(direction.other, EMPTY).get(id_key(params.get("progressToken")))
+            if entry is None:
+                return
+            progress = params.get("progress")
+            if type(progress) in _NUMBER:
+                if entry.last_progress is None or progress > entry.last_progress:
+                    entry.last_progress = progress
+                entry.last_progress_record = record
+                total = params.get("total")
+                if type(total) in _NUMBER:
+                    entry.total = total
         elif kind is _RESULT or kind is _ERROR:
             session.messages += 1
             self._commit_response(record, session)
@@ -1205,25 +1244,9 @@ class Analyzer:
 
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
+        """Commit a notification other than progress (:meth:`commit` keeps those itself)."""
         method = record.method
-        if method == "notifications/progress":
-            ref = record.target  # observe resolved the token; the tables changed not since
-            if ref is not None:
-                entry, params = ref.live, record.params
-            else:  # no progressToken: the key of a null token (id_key(None))
-                params = record.params if isinstance(record.params, dict) else EMPTY
-                entry = session.tokens.get(direction.other, EMPTY).get(id_key(params.get("progressToken")))
-            if entry is None:
-                return
-            progress = params.get("progress")
-            if isinstance(progress, (int, float)) and not isinstance(progress, bool):
-                if entry.last_progress is None or progress > entry.last_progress:
-                    entry.last_progress = progress
-                entry.last_progress_record = record
-                total = params.get("total")
-                if isinstance(total, (int, float)) and not isinstance(total, bool):
-                    entry.total = total
-        elif method == "notifications/initialized" and direction is _C2S:
+        if method == "notifications/initialized" and direction is _C2S:
             if session.initialized is None:
                 session.initialized = record
             if session.phase == Phase.INITIALIZED:
@@ -1244,7 +1267,7 @@ def _compact(session: Session, sender: Direction, key: tuple, entry: RequestEntr
     if entry.task or requests.get(key) is not entry:
         return
     compact = requests[key] = Answered(entry, sender)
-    entry.last_progress_record = None  # (a cycle through the notification's ProgressRef)
+    entry.last_progress_record = entry.ref = None  # (cycles through its ProgressRef)
     if entry.token is not None and session.finished_tokens[sender].get(entry.token) is entry:
         session.finished_tokens[sender][entry.token] = compact
 
