@@ -940,11 +940,12 @@ class Analyzer:
             record.version = session.version or session.requested_version or self.protocol_version
         if message and direction is not None and direction not in session.first_message:
             self._first_message(record, session, direction)
-        version, era = record.version, session.era
-        if version is None or version in _KNOWN_VERSIONS:
-            revision = version
-        else:
-            revision = protocol.nearest_known(version, era == "modern" if era else None)
+        version = record.version
+        if version in _KNOWN_VERSIONS:
+            record.revision = version
+            return session
+        era = session.era
+        revision = None if version is None else protocol.nearest_known(version, era == "modern" if era else None)
         if revision is None and era == "modern":
             revision = protocol.V2026_07_28
         record.revision = revision
@@ -1052,7 +1053,25 @@ class Analyzer:
                     entry.total = total
         elif kind is _RESULT or kind is _ERROR:
             session.messages += 1
-            self._commit_response(record, session)
+            answer, direction = record.answer, record.direction
+            if direction is not None and (answer == "ok" or answer == "after-cancel"):
+                rid = record.id
+                asker, key = direction.other, rid if type(rid) is int or type(rid) is str else id_key(rid)
+            else:
+                asked = self._commit_unusual_response(record, session)
+                if asked is None:
+                    return
+                asker, key = asked
+            request = self._answer(session, asker, key, record).record
+            method = request.method
+            if method == "initialize":
+                self._commit_initialize_response(record, session)
+            elif method == "tools/list" and kind is _RESULT:
+                self._commit_tools_page(request, record, session)
+            elif method == "server/discover" and kind is _RESULT:
+                result = record.msg.get("result")
+                if isinstance(result, dict):
+                    session.server_caps = result.get("capabilities")
         else:
             if kind is _COMMENT and session.client_closed is None and client_ends(record):
                 session.client_closed = record
@@ -1105,49 +1124,37 @@ class Analyzer:
             if protocol.CLIENT_CAPABILITIES_META in meta:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
 
-    def _commit_response(self, record: Record, session: Session) -> None:
+    @staticmethod
+    def _commit_unusual_response(record: Record, session: Session) -> tuple[Direction, Any] | None:
+        """Commit a response that is no plain answer to a request of a known sender (:meth:`commit`
+        commits those): the ``(asker, key)`` of the request it answers all the same, if any."""
         answer, direction = record.answer, record.direction
-        if direction is not None and (answer == "ok" or answer == "after-cancel"):
-            rid = record.id
-            asker, key = direction.other, rid if type(rid) is int or type(rid) is str else id_key(rid)
-        elif answer == "unread-request":  # answered once: a second response is not excused
+        if answer == "unread-request":  # answered once: a second response is not excused
             sender = direction.other if direction is not None else None
             session.unread_requests.pop(session.unread_request(sender, id_key(record.id)), None)
-            return
+            return None
         elif answer == "unreadable":
             sender = direction.other if direction else None
             sender = sender if session.unreadable.get(sender) else None
             session.unreadable[sender] -= 1
-            return
+            return None
         elif direction is None:
             if answer == "ok":
                 key = id_key(record.id)
                 entry = session.undirected[key]
                 entry.response = record
                 session.undirected[key] = Answered(entry, None)
-            return
+            return None
         elif answer == "no-id":  # over HTTP, the exchange may still say which request it answers
             paired = paired_request(record, session)
             if paired is None or paired.response is not None:
-                return
-            asker, key = direction.other, id_key(paired.record.id)
+                return None
+            return direction.other, id_key(paired.record.id)
         elif answer == "forgotten":  # the first answer to a request forgotten while open
             entry = session.requests[direction.other][id_key(record.id)]
             entry.response_line, entry.response_t, entry.response_kind = record.line, record.t, record.kind
             entry.response_seq = record.seq
-            return
-        else:
-            return
-        entry = self._answer(session, asker, key, record)
-        method = entry.record.method
-        if method == "initialize":
-            self._commit_initialize_response(record, session)
-        elif method == "tools/list" and record.kind is _RESULT:
-            self._commit_tools_page(entry.record, record, session)
-        elif method == "server/discover" and record.kind is _RESULT:
-            result = record.msg.get("result")
-            if isinstance(result, dict):
-                session.server_caps = result.get("capabilities")
+        return None
 
     @staticmethod
     def _answer(session: Session, asker: Direction, key: Any, record: Record) -> RequestEntry:
