@@ -337,6 +337,9 @@ class Session:
     first_record: Record | None = None
     first_message: dict[Direction, Record] = field(default_factory=dict)
     midstream: bool = False  # the capture joined an already running session
+    #: the server sent a request with an id: until then its side's request and token tables are
+    #: empty, and direction inference need not read them
+    server_asked: bool = False
     version_given: bool = False  # the user named the revision (--protocol-version): a mid-session start is expected
     limits: Limits = field(default_factory=Limits)
     # per-request tables: a Sides is made with the session, its tables when first used
@@ -599,8 +602,8 @@ def _open_client_request(record: Record, session: Session | None) -> RequestEntr
     pending = session.pending
     table = pending.get(_C2S)
     entry = table.get(rid) if table is not None else None
-    if entry is None:
-        return None
+    if entry is None or not session.server_asked:
+        return entry
     table = pending.get(_S2C)
     return None if table is not None and rid in table else entry
 
@@ -840,10 +843,13 @@ class Analyzer:
         live_c = table.get(key) if table is not None else None
         table = finished.get(_C2S) if live_c is None else None
         done_c = table.get(key) if table is not None else None
-        table = tokens.get(_S2C)
-        live_s = table.get(key) if table is not None else None
-        table = finished.get(_S2C) if live_s is None else None
-        done_s = table.get(key) if table is not None else None
+        if session.server_asked:
+            table = tokens.get(_S2C)
+            live_s = table.get(key) if table is not None else None
+            table = finished.get(_S2C) if live_s is None else None
+            done_s = table.get(key) if table is not None else None
+        else:
+            live_s = done_s = None
         in_c = live_c is not None or done_c is not None
         if in_c == (live_s is not None or done_s is not None):
             return None
@@ -1088,13 +1094,16 @@ class Analyzer:
         rid = record.id
         if not record.has_id or rid is None:
             return
+        if direction is _S2C:
+            session.server_asked = True
         key = rid if type(rid) is int or type(rid) is str else id_key(rid)
         entry = RequestEntry(record)
         params = record.params
         if isinstance(params, dict) and "_meta" in params:  # a progress token (progress_token)
             meta = params["_meta"]
             if isinstance(meta, dict) and "progressToken" in meta:
-                entry.token = token = id_key(meta["progressToken"])
+                token = meta["progressToken"]
+                entry.token = token = token if type(token) is int or type(token) is str else id_key(token)
                 table = session.tokens[direction]
                 table[token] = entry
                 if len(table) > table.limit:
@@ -1159,10 +1168,11 @@ class Analyzer:
     @staticmethod
     def _answer(session: Session, asker: Direction, key: Any, record: Record) -> RequestEntry:
         """Mark ``asker``'s open request ``key`` answered by ``record``."""
-        entry = session.requests[asker].get(key)
+        requests = session.requests[asker]
+        entry = requests.get(key)
         if entry is None:  # fell out of the requests table while still open
             entry = session.pending[asker][key]
-            session.requests[asker].put(key, entry)
+            requests.put(key, entry)
         entry.response = record
         session.pending[asker].pop(key, None)
         recent = session.recent[asker]
@@ -1174,8 +1184,9 @@ class Analyzer:
             entry.task = True  # answered with a CreateTaskResult (2025-11-25), token or not
         token = entry.token
         if token is not None:
-            session.tokens[asker].pop(token, None)
-            table = session.tokens[asker] if entry.task else session.finished_tokens[asker]
+            tokens = session.tokens[asker]
+            tokens.pop(token, None)
+            table = tokens if entry.task else session.finished_tokens[asker]
             table[token] = entry  # task-augmented: the token stays live (2025-11-25)
             if len(table) > table.limit:
                 table.evict()
