@@ -43,6 +43,7 @@ RECENT_ANSWERED = 100
 _REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 _INVALID, _MALFORMED, _COMMENT = Kind.INVALID, Kind.MALFORMED, Kind.COMMENT
 _C2S, _S2C = Direction.C2S, Direction.S2C
+_intern = sys.intern
 #: the types of a JSON number (``type(value) in _NUMBER``: a bool is none)
 _NUMBER = (int, float)
 
@@ -106,14 +107,19 @@ class Answered:
     def __init__(self, entry: RequestEntry, direction: Direction | None):
         record = entry.record
         self.line, self.seq, self.id, self.t, self.direction = record.line, record.seq, record.id, record.t, direction
-        self.method = sys.intern(record.method) if record.method is not None else None
+        method = record.method
+        self.method = _intern(method) if method is not None else None
         response = entry.response
-        self.response_line = response.line if response is not None else None
-        self.response_seq = response.seq if response is not None else None
-        self.response_t = response.t if response is not None else None
-        self.response_kind = response.kind if response is not None else None
-        self.cancel_line = entry.cancel.line if entry.cancel is not None else None
-        self.cancel_seq = entry.cancel.seq if entry.cancel is not None else None
+        if response is None:
+            self.response_line = self.response_seq = self.response_t = self.response_kind = None
+        else:
+            self.response_line, self.response_seq = response.line, response.seq
+            self.response_t, self.response_kind = response.t, response.kind
+        cancel = entry.cancel
+        if cancel is None:
+            self.cancel_line = self.cancel_seq = None
+        else:
+            self.cancel_line, self.cancel_seq = cancel.line, cancel.seq
 
     @property
     def pending(self) -> bool:
@@ -697,6 +703,11 @@ def head_answers(head: str) -> tuple[bool, Any]:
 
 _KNOWN_VERSIONS = frozenset(protocol.VERSIONS)
 
+#: The notifications other than progress that change what the analyzer knows of a session
+#: (:meth:`Analyzer._commit_notification`)
+_COMMITTED_NOTIFICATIONS = frozenset({"notifications/initialized", "notifications/cancelled",
+                                      "notifications/tools/list_changed"})
+
 #: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
 _ONLY_SENDER = {method: next(iter(spec.senders)) for method, spec in protocol.METHODS.items()
                 if len(spec.senders) == 1}
@@ -1037,8 +1048,10 @@ class Analyzer:
             direction = record.direction
             if direction is None:
                 return
-            if record.method != "notifications/progress":
-                self._commit_notification(record, session, direction)
+            method = record.method
+            if method != "notifications/progress":
+                if method in _COMMITTED_NOTIFICATIONS:
+                    self._commit_notification(record, session, direction)
                 return
             # progress (the commonest record of a tee of short sessions): its request keeps the latest
             ref, params = record.target, record.params
@@ -1262,7 +1275,8 @@ class Analyzer:
 
     @staticmethod
     def _commit_notification(record: Record, session: Session, direction: Direction) -> None:
-        """Commit a notification other than progress (:meth:`commit` keeps those itself)."""
+        """Commit a notification of :data:`_COMMITTED_NOTIFICATIONS` (:meth:`commit` keeps a
+        progress notification's numbers itself; no other notification changes the session)."""
         method = record.method
         if method == "notifications/initialized" and direction is _C2S:
             if session.initialized is None:
