@@ -301,20 +301,22 @@ def test_log_threshold_is_not_looked_up_without_an_acknowledged_level(monkeypatc
 
 
 def test_plain_log_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
-    """logging.plain_log, the "odd-log" gate of LG001, LG002, LG005 and LG006 (the engine does not
-    call them on a plain log message): every message they report on is not plain, and the
-    well-formed ones past the handshake are."""
+    """logging.plain_log, the "odd-log" gate of LG001, LG002, LG005, LG006 and SV002 (the engine
+    does not call them on a plain log message): every message they report on is not plain, and
+    the well-formed ones past the handshake are."""
     from mcplint.rules import all_rules
 
     gated = {rule.code for rule in all_rules() if "odd-log" in rule.requires}
-    assert gated == {"LG001", "LG002", "LG005", "LG006"}
+    assert gated == {"LG001", "LG002", "LG005", "LG006", "SV002"}
     verdicts = feature_verdicts("odd-log")  # line -> plain_log(record), as the engine asks it
     no_data = 'S→C {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","msg":"x"}}\n'
     text = (INIT + log() + log("debug", '{"n":1}')  # plain: lines 2, 3
             + log("warn") + log(3) + no_data  # LG002 x2, LG005: lines 4-6
-            + log("info", '"password=hunter22"') + log("info", '"mail bob@corp.org"'))  # LG006: lines 7, 8
+            + log("info", '"password=hunter22"') + log("info", '"mail bob@corp.org"')  # LG006: lines 7, 8
+            + no_data.replace('"msg":"x"', '"data":"x","logger":5'))  # SV002 (only the acceptor refuses it): 9
     found = {line for line, code, _ in lg(text) if code in ("LG002", "LG005", "LG006")}
     assert found == {4, 5, 6, 7, 8}
+    assert [(f.line, f.code) for f in run_transcript(text) if f.code == "SV002"] == [(9, "SV002")]
     assert {line for line, plain in verdicts.items() if plain} == {2, 3}
 
 

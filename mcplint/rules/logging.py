@@ -45,6 +45,7 @@ from mcplint.rules._feature_helpers import (
     shown,
 )
 from mcplint.rules._secrets import might_hold_log_secret
+from mcplint.rules.schema import FOLDED, accepting, acceptor, newest
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 RANK = {level: rank for rank, level in enumerate(LEVELS)}
@@ -97,14 +98,19 @@ def is_log(record: Record) -> bool:
     return record.method == MESSAGE and record.direction is _S2C
 
 
-@feature("odd-log", Kind.NOTIFICATION, MESSAGE)
+_PARAMS = accepting("notification", MESSAGE)  # revision -> schema.acceptor()
+
+
+@feature(FOLDED["notification", MESSAGE], Kind.NOTIFICATION, MESSAGE)
 def plain_log(record: Record) -> bool:
-    """A ``notifications/message`` that none of LG001, LG002, LG005 and LG006 (which require the
-    feature "odd-log") can report, by each one's first tests: params an object with a ``level``
+    """A ``notifications/message`` that none of LG001, LG002, LG005, LG006 and SV002 (which require
+    the feature "odd-log") can report, by each one's first tests: params an object with a ``level``
     that is a level name (LG002) and a ``data`` member (LG005), on a line without any literal that
     LG006's patterns need (:func:`might_hold_log_secret`), in a session of the handshake era past
     its initialize request's answer (LG001 judges a 2026-07-28 server's capabilities, and keeps
-    the messages sent before the initialize result)."""
+    the messages sent before the initialize result), params the acceptor of their type vouches for
+    (SV002: as ``schema.plain_notification``, which the engine does not ask of a log message:
+    ``schema.FOLDED``)."""
     params = record.params
     if type(params) is not dict or "data" not in params:
         return False
@@ -114,7 +120,14 @@ def plain_log(record: Record) -> bool:
     session = record.session
     if session.modern or session.phase in _EARLY:
         return False  # LG001
-    return record.direction is not _S2C or not might_hold_log_secret(record.data, record.signs)
+    if record.direction is _S2C and might_hold_log_secret(record.data, record.signs):
+        return False  # LG006
+    revision = record.revision or newest(session.modern)
+    try:
+        sure = _PARAMS[revision]
+    except KeyError:
+        sure = acceptor("notification", MESSAGE, revision)
+    return sure is not None and sure[0](params)  # SV002
 
 
 _LEVEL_SET = "logging:level-set"
@@ -199,14 +212,20 @@ class LogWithoutCapability(Rule):
 
     def _initialize_result(self, record, session):
         """Judge the log messages sent before the capabilities were known."""
-        early = session.state_for(self).pop("early", ())
+        state = session.state.get(_LG001_STATE)  # (kept_state inline: most sessions keep no message)
+        early = state.pop("early", ()) if state else ()
+        if not early:
+            return ()
         result = result_of(record)
         caps = result.get("capabilities") if isinstance(result, dict) else None
-        if not early or record.direction is not Direction.S2C or not isinstance(caps, dict) or "logging" in caps:
+        if record.direction is not Direction.S2C or not isinstance(caps, dict) or "logging" in caps:
             return ()
         return [self.report(log, f"Server sent this log message before its initialize result, which "
                                  f"then declared no 'logging' capability ({where(record)})",
                             related=[(record, "initialize result without logging")]) for log in early]
+
+
+_LG001_STATE = LogWithoutCapability.__name__  # (Session.state_for)
 
 
 # -- LG002 -----------------------------------------------------------------------------------

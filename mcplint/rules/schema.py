@@ -807,7 +807,7 @@ def judge(kind: str, method: str, revision: str) -> Judge | None:
 #: engine makes one clean test of such a record instead of two (each costs a call and reads the
 #: same members: issue 16).
 FOLDED = {("request", "tools/call"): "odd-call", ("notification", "notifications/progress"): "odd-progress",
-          ("result", "tools/call"): "odd-answer"}
+          ("notification", "notifications/message"): "odd-log", ("result", "tools/call"): "odd-answer"}
 
 
 def accepting(kind: str, method: str) -> dict[str, tuple | None]:
@@ -953,8 +953,10 @@ class NotificationParamsSchema(ParamsSchemaRule):
     spec = _SCHEMA
     kinds = NOTIFICATIONS
     surface_kind = "notification"
-    # not called where plain_notification() holds, nor on progress progress.plain_progress() finds clean
-    requires = frozenset({"odd-notification-params", FOLDED["notification", "notifications/progress"]})
+    # not called where plain_notification() holds, nor on progress or a log message that
+    # progress.plain_progress() or logging.plain_log() finds clean
+    requires = frozenset({"odd-notification-params",
+                          *(name for (kind, _), name in FOLDED.items() if kind == "notification")})
     hint = "Send the params the notification's definition requires, with the types it names."
 
 
