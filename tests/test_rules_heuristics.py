@@ -265,6 +265,24 @@ def test_storm_with_timestamps_counts_failures_within_the_window():
     assert [c for c in lint_capture(slow) if c[1] == "HX009"] == []
 
 
+def test_a_timed_storm_counts_a_failed_copy_the_analyzer_keeps_compact():
+    """A copy answered with an error long enough ago that the analyzer keeps its entry compact
+    (Answered, past the recent answers kept whole) still counts within the window."""
+    from mcplint.analysis.analyzer import RECENT_ANSWERED
+
+    error = {"code": -32603, "message": "upstream down"}
+    events, now = handshake(), 1.0
+    for i in [1] + list(range(1000, 1000 + RECENT_ANSWERED + 20)) + [2, 3, 4, 5]:
+        now += 0.01
+        events += [(now, "c2s", call(i) if i < 1000 else {"jsonrpc": "2.0", "id": i, "method": "ping"}),
+                   (now + 0.001, "s2c", {"jsonrpc": "2.0", "id": i, "error": error} if i < 1000 else result(i, {}))]
+    lines = [orjson.dumps({"ts": (EPOCH + timedelta(seconds=t)).isoformat(), "dir": d, "msg": m})
+             for t, d, m in events]
+    found = [f for f in Engine([RetryStorm()]).lint_stream(io.BytesIO(b"\n".join(lines) + b"\n"), "<c>",
+                                                             "capture") if f.code == "HX009"]
+    assert [(f.line, [r.line for r in f.related]) for f in found] == [(len(events) - 1, [4])]
+
+
 def test_pings_are_not_a_retry_storm():
     text = INIT + "".join(line("C→S", {"jsonrpc": "2.0", "id": i, "method": "ping"}) for i in range(1, 8))
     assert codes(text, "HX009") == []

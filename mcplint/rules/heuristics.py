@@ -165,7 +165,9 @@ class _Reissue(Rule):
             break
         key = call_key(record)
         earlier: Record | None = latest.get(key)
-        keep(latest, key, record)
+        latest[key] = record  # (keep() inline, here and for the retries below)
+        if len(latest) > _KEPT:
+            del latest[next(iter(latest))]
         if earlier is None or earlier.parent is not None:
             return ()  # batch elements left unanswered are JR018/JR019's story
         entry = session.find_request(_C2S, earlier.id)
@@ -173,7 +175,8 @@ class _Reissue(Rule):
         if type(entry) is not RequestEntry or entry.record is not earlier or entry.response is not None \
                 or entry.cancel is not None:
             return ()
-        gap = seconds(earlier, record)
+        t, sent = record.t, earlier.t
+        gap = t - sent if t is not None and sent is not None else None  # (seconds() inline)
         if gap is not None and gap >= self.min_wait:
             return [self.describe(Retry(entry, record, gap), "it was still unanswered")]
         # decided at the end: was the earlier request ever answered?
@@ -183,7 +186,9 @@ class _Reissue(Rule):
                         if first.response is not None or first.cancel is not None]:
                 del retries[seq]
             state.prune_at = max(64, 2 * len(retries))
-        keep(retries, record.seq, (entry, record, gap))  # a Retry's fields (made when reported)
+        retries[record.seq] = (entry, record, gap)  # a Retry's fields (made when reported)
+        if len(retries) > _KEPT:
+            del retries[next(iter(retries))]
         return ()
 
     def finish(self, session):
@@ -229,11 +234,12 @@ class SlowResponse(Rule):
 
     def check(self, record, session):
         request = record.request
-        if request is None or request.method in self.exempt or record.direction is None:
-            return ()
-        took = seconds(request, record)
+        if request is None or record.direction is None or (t := record.t) is None \
+                or (sent := request.t) is None or request.method in self.exempt:
+            return ()  # ("timed": record.t is set; seconds() inline)
+        took = t - sent
         limit = self.thresholds.get(request.method, self.threshold)
-        if took is None or took <= limit:
+        if took <= limit:
             return ()
         entry = session.find_request(record.direction.other, record.id)
         if entry is not None and entry.last_progress_record is not None:
@@ -471,6 +477,9 @@ _HX008_STATE = ListChangeWithoutNotification.__name__  # its key in Session.stat
 
 
 # -- HX009 retry-storm ----------------------------------------------------------------------------
+_ERROR = Kind.ERROR
+
+
 @rule
 class RetryStorm(Rule):
     """Checks for the same request re-sent many times in a row while the earlier copies failed."""
@@ -527,9 +536,9 @@ class RetryStorm(Rule):
             keep(chains, key, chain)
         within = t is not None
         if chain:  # the earlier copies that still count: failed (and, with times, recent)
-            if t is not None and all(r.t is not None for r in chain):
-                window, failed = self.window, self._failed
-                chain[:] = [r for r in chain if t - r.t <= window and failed(r, session, False)]
+            kept = self._recent_failures(chain, t, direction, session) if t is not None else None
+            if kept is not None:
+                chain[:] = kept
             elif t is not None or len(chain) >= self.count - 1:
                 find = session.find_request
                 chain[:] = [r for r in chain if _open(find(r.direction, r.id), r)]
@@ -545,6 +554,28 @@ class RetryStorm(Rule):
                   if within else " while the earlier ones were all still unanswered")
         return [self.report(record, f"{label(record)} is the {self.count}th identical {record.method} "
                                     f"in a row{within}", related=[(chain[0], "first attempt")])]
+
+    def _recent_failures(self, chain: list[Record], t: float, direction: Direction,
+                         session: Session) -> list[Record] | None:
+        """The copies of ``chain`` (``direction``'s) that fell within the window before ``t`` and
+        failed (``_failed``, not strict); None when one has no timestamp. Each copy's entry is
+        found once and read in place: a whole entry's response, a compact one through ``_failed``."""
+        kept, window, find = [], self.window, session.find_request
+        for request in chain:
+            sent = request.t
+            if sent is None:
+                return None
+            if t - sent > window:
+                continue
+            entry = find(direction, request.id)
+            if type(entry) is RequestEntry:
+                response = entry.response
+                if (response is None or response.kind is _ERROR) \
+                        and ((attempt := entry.record) is request or attempt.seq == request.seq):
+                    kept.append(request)
+            elif entry is not None and self._failed(request, session, False):
+                kept.append(request)
+        return kept
 
     @staticmethod
     def _failed(request: Record, session: Session, strict: bool) -> bool:
