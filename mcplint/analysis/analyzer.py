@@ -599,9 +599,9 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
 
 def _open_client_request(record: Record, session: Session | None) -> RequestEntry | None:
     """The open request of the client that a response without direction answers, when its integer
-    or string id is open on the client's side only: then :meth:`Analyzer.infer_direction` says the
-    server sent it, and :meth:`Analyzer._match_response` matches it to this entry (the requests
-    table holds the same entry as the pending one, or forgot it)."""
+    or string id is open on the client's side only: then the server sent it (as
+    :meth:`Analyzer._infer_by_session` would say), and :meth:`Analyzer._match_response` matches it
+    to this entry (the requests table holds the same entry as the pending one, or forgot it)."""
     rid = record.id
     if session is None or (type(rid) is not int and type(rid) is not str):
         return None
