@@ -431,14 +431,9 @@ class TaskTracker(Tracker):
         tools/list result counts, as the analyzer's catalog only takes tools from those."""
         result = result_of(record)
         tools = result.get("tools") if isinstance(result, dict) else None
-        if not isinstance(tools, list):
-            return
-        for tool in tools:  # (requires_task inline: a listing is walked once per session)
-            execution = tool.get("execution") if isinstance(tool, dict) else None
-            if isinstance(execution, dict) and execution.get("taskSupport") == "required":
-                self.of(session).required_tools = True
-                set_plan_facts(session, _REQUIRED_TOOLS, _REQUIRED_TOOLS_FACTS)
-                return
+        if isinstance(tools, list) and any(requires_task(tool) for tool in tools):
+            self.of(session).required_tools = True
+            set_plan_facts(session, _REQUIRED_TOOLS, _REQUIRED_TOOLS_FACTS)
 
     @staticmethod
     def _request(record: Record, session, facts: TaskFacts) -> None:
