@@ -45,7 +45,7 @@ from mcplint.rules._feature_helpers import (
     shown,
 )
 from mcplint.rules._secrets import might_hold_log_secret
-from mcplint.rules.schema import FOLDED, accepting, acceptor, newest
+from mcplint.rules.schema import FOLDED, Accepting
 
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 RANK = {level: rank for rank, level in enumerate(LEVELS)}
@@ -98,7 +98,7 @@ def is_log(record: Record) -> bool:
     return record.method == MESSAGE and record.direction is _S2C
 
 
-_PARAMS = accepting("notification", MESSAGE)  # revision -> schema.acceptor()
+_PARAMS = Accepting("notification", MESSAGE)
 
 
 @feature(FOLDED["notification", MESSAGE], Kind.NOTIFICATION, MESSAGE)
@@ -122,12 +122,7 @@ def plain_log(record: Record) -> bool:
         return False  # LG001
     if record.direction is _S2C and might_hold_log_secret(record.data, record.signs):
         return False  # LG006
-    revision = record.revision or newest(session.modern)
-    try:
-        sure = _PARAMS[revision]
-    except KeyError:
-        sure = acceptor("notification", MESSAGE, revision)
-    return sure is not None and sure[0](params)  # SV002
+    return _PARAMS.vouches(record, params)  # SV002
 
 
 _LEVEL_SET = "logging:level-set"

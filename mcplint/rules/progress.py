@@ -15,7 +15,7 @@ from mcplint import protocol
 from mcplint.analysis.analyzer import RequestEntry, progress_token
 from mcplint.model import Direction, Kind, Severity, id_key
 from mcplint.rules._base import NOTIFICATIONS, REQUESTS, Rule, feature, fmt_id, params_of, rule
-from mcplint.rules.schema import FOLDED, accepting, acceptor, newest
+from mcplint.rules.schema import FOLDED, Accepting
 
 PROGRESS = "notifications/progress"
 _FLOW = "basic/utilities/progress §Progress Flow"
@@ -31,7 +31,7 @@ def is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_PARAMS = accepting("notification", PROGRESS)  # revision -> schema.acceptor()
+_PARAMS = Accepting("notification", PROGRESS)
 
 
 @feature(FOLDED["notification", PROGRESS], Kind.NOTIFICATION, PROGRESS)
@@ -60,16 +60,9 @@ def plain_progress(record) -> bool:
     if type(total) in _NUMBER and (type(progress) in _NUMBER and progress > total
                                    or live.total is not None and live.total != total):
         return False  # PR006
-    revision = record.revision
-    if "message" in params and (type(params["message"]) is not str or revision == _V2024_11_05):
+    if "message" in params and (type(params["message"]) is not str or record.revision == _V2024_11_05):
         return False  # PR008
-    if revision is None:
-        revision = newest(record.session.modern)
-    try:
-        sure = _PARAMS[revision]
-    except KeyError:
-        sure = acceptor("notification", PROGRESS, revision)
-    return sure is not None and sure[0](params)  # SV002
+    return _PARAMS.vouches(record, params)  # SV002
 
 
 class ProgressRule(Rule):

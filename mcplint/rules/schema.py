@@ -802,7 +802,7 @@ def judge(kind: str, method: str, revision: str) -> Judge | None:
 
 # -- the common case, tested by the engine --------------------------------------------------
 #: The everyday messages whose params or result a family's clean test also judges with the
-#: acceptor (:func:`accepting`), in the same call: (kind, method) -> that family's feature. The SV
+#: acceptor (:class:`Accepting`), in the same call: (kind, method) -> that family's feature. The SV
 #: rules require it too, and the params and result features are not tested on these, so the
 #: engine makes one clean test of such a record instead of two (each costs a call and reads the
 #: same members: issue 16).
@@ -810,11 +810,25 @@ FOLDED = {("request", "tools/call"): "odd-call", ("notification", "notifications
           ("notification", "notifications/message"): "odd-log", ("result", "tools/call"): "odd-answer"}
 
 
-def accepting(kind: str, method: str) -> dict[str, tuple | None]:
-    """What :func:`acceptor` found for ``kind`` payloads of ``method`` (a known method), by
-    revision: the folded clean tests (:data:`FOLDED`) look their acceptor up here, and call
-    :func:`acceptor` for a revision it lacks."""
-    return _acceptors[kind].setdefault(method, {})
+class Accepting:
+    """What :func:`acceptor` finds for ``kind`` payloads of one known ``method``, by revision: the
+    family clean tests of :data:`FOLDED` ask :meth:`vouches` of the params or result they judge."""
+
+    __slots__ = ("by_revision", "kind", "method")
+
+    def __init__(self, kind: str, method: str):
+        self.kind, self.method = kind, method
+        self.by_revision: dict[str, tuple | None] = _acceptors[kind].setdefault(method, {})
+
+    def vouches(self, record, value) -> bool:
+        """Whether the acceptor of the record's revision surely accepts ``value``, so that the SV
+        rule of its kind finds nothing there (as :func:`plain_params` and :func:`plain_result`)."""
+        revision = record.revision or newest(record.session.modern)
+        try:
+            sure = self.by_revision[revision]
+        except KeyError:
+            sure = acceptor(self.kind, self.method, revision)
+        return sure is not None and sure[0](value)
 
 
 def _shaped(kind: str, methods: frozenset[str]) -> list[str]:

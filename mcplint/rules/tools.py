@@ -42,7 +42,7 @@ from mcplint.rules._base import (
 from mcplint.rules._memo import per_record
 from mcplint.rules._simple_schema import acceptor as simple_acceptor
 from mcplint.rules.errors import LISTED, after_listing, listed, tool_name
-from mcplint.rules.schema import FOLDED, accepting, acceptor, fmt_path, is_task_result, json_type, newest, result_text
+from mcplint.rules.schema import FOLDED, Accepting, fmt_path, is_task_result, json_type, result_text
 
 _TOOLS = "server/tools §Data Types"
 _NAMES = "server/tools §Tool Names"
@@ -310,8 +310,8 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     return name, errors
 
 
-_CALL_PARAMS = accepting("request", "tools/call")  # revision -> schema.acceptor()
-_CALL_RESULTS = accepting("result", "tools/call")
+_CALL_PARAMS = Accepting("request", "tools/call")
+_CALL_RESULTS = Accepting("result", "tools/call")
 
 
 @feature(FOLDED["request", "tools/call"], Kind.REQUEST, "tools/call")
@@ -331,12 +331,7 @@ def plain_call(record) -> bool:
     session = record.session
     if not vouched(session, record, params, session.tools.tools.get(name)):
         return False
-    revision = record.revision or newest(session.modern)
-    try:
-        sure = _CALL_PARAMS[revision]
-    except KeyError:
-        sure = acceptor("request", "tools/call", revision)
-    return sure is not None and sure[0](params)
+    return _CALL_PARAMS.vouches(record, params)
 
 
 # -- TL001-TL005: definitions in tools/list ---------------------------------------------------
@@ -1048,12 +1043,7 @@ def plain_answer(record) -> bool:
     content = result.get("content") if type(result) is dict else None
     if type(content) is not list or "structuredContent" in result or record.direction is _C2S:
         return False  # (content_kinds() is None, or structured())
-    revision = record.revision or newest(record.session.modern)
-    try:
-        sure = _CALL_RESULTS[revision]
-    except KeyError:
-        sure = acceptor("result", "tools/call", revision)
-    if sure is None or not sure[0](result):
+    if not _CALL_RESULTS.vouches(record, result):
         return False
     block = content[0] if len(content) == 1 else None
     if type(block) is dict and block.get("type") == "text":  # (content_kinds() is ("text",))
