@@ -99,20 +99,24 @@ def mask_field(text: str | None) -> str | None:
     return text if text is None or len(text) < 4 else mask_text(text)
 
 
+#: Integers of 12 digits at most hold nothing the masker removes (a detector's number has 13 at
+#: least, a card's; tests hold it to the engine), nor does "session " and such a number.
+PLAIN_DIGITS = 12
+PLAIN_INT = 10**PLAIN_DIGITS
+
+
 def mask_session(label: str | None) -> str | None:
     """A session label as reports show it (``session <label>``), masked as that text is: a label
     that is a session id (a UUID or a random token, as ``Mcp-Session-Id`` values and some
     recorders' session ids are) is a session credential."""
     if label is None:
         return None
-    if len(label) <= 12 and label.isdigit() and label.isascii():
-        return label  # (the analyzer's numbers: no detector takes 12 digits or fewer)
+    if len(label) <= PLAIN_DIGITS and label.isdigit() and label.isascii():
+        return label  # (the analyzer's numbers)
     masked = mask_text("session " + label)
     return masked[8:] if masked.startswith("session ") else masked
 
 
-#: Integers of 12 digits at most hold nothing the masker removes (tests hold it to the engine).
-PLAIN_INT = 10**12
 
 
 def mask_id(value: Any) -> Any:

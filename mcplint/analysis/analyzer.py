@@ -587,10 +587,16 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     key = token if type(token) is int or type(token) is str else id_key(token)
     requester = record.direction.other
     live = session.tokens.get(requester, EMPTY).get(key)
-    if live is None:
-        return _new_tuple(ProgressRef, (token, requester, None, session.finished_tokens.get(requester, EMPTY).get(key)))
-    if key is not token:  # (a token of another JSON type: the ref holds this very value)
-        return _new_tuple(ProgressRef, (token, requester, live, None))
+    done = session.finished_tokens.get(requester, EMPTY).get(key) if live is None else None
+    return _progress_ref(token, key, requester, live, done)
+
+
+def _progress_ref(token: Any, key: Any, requester: Direction, live: RequestEntry | None,
+                  done: RequestEntry | None) -> ProgressRef:
+    """The :class:`ProgressRef` of a token (``key``: its table key) found ``live`` or ``done``: the
+    one its live request keeps (``RequestEntry.ref``) when the token is its own key, else a new one."""
+    if live is None or key is not token:  # (a token of another JSON type: the ref holds this very value)
+        return _new_tuple(ProgressRef, (token, requester, live, done))
     ref = live.ref
     if ref is None:
         ref = live.ref = _new_tuple(ProgressRef, (token, requester, live, None))
@@ -865,14 +871,8 @@ class Analyzer:
         if in_c == (live_s is not None or done_s is not None):
             return None
         requester, live, done = (_C2S, live_c, done_c) if in_c else (_S2C, live_s, done_s)
-        if "progressToken" in params:  # (as progress_ref makes it)
-            if live is None or key is not token:
-                record.target = _new_tuple(ProgressRef, (token, requester, live, done))
-            else:
-                ref = live.ref
-                if ref is None:
-                    ref = live.ref = _new_tuple(ProgressRef, (token, requester, live, None))
-                record.target = ref
+        if "progressToken" in params:
+            record.target = _progress_ref(token, key, requester, live, done)
         return requester.other
 
     # -- observe: facts before judgement -----------------------------------------------------
