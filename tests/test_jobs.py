@@ -137,6 +137,47 @@ def test_canonical_capture_is_cut(tmp_path):
     same([str(path)])
 
 
+def test_the_first_part_is_planned_before_the_rest_of_the_file_is_scanned(tmp_path, monkeypatch):
+    """The parent hands the first part to a worker as soon as the scan has passed its end, and
+    the scan stops at the last cut: neither waits for a read of the whole file."""
+    monkeypatch.setattr(parallel, "PARTS_PER_JOB", 2)  # 4 parts of 24 sessions
+    path = write(tmp_path, "many.jsonl", jsonl(many_sessions(24)))
+    read: list[bytes] = []
+    real = parallel._starts_session
+    monkeypatch.setattr(parallel, "_starts_session", lambda line, fmt: read.append(line) or real(line, fmt))
+    parts = parallel.iter_parts(str(path), LintOptions(), 2)
+    first = next(parts)
+    assert first.start == 0 and len(read) <= 24 // 4 + 2
+    rest = list(parts)
+    assert len(rest) == 3 and len(read) < 24
+    assert [first, *rest] == parallel.plan(str(path), LintOptions(), 2)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "mcplog"])
+def test_a_part_is_read_the_fast_way_with_the_files_line_numbers(tmp_path, monkeypatch, fmt):
+    """A part of a line-by-line file starts its line numbers where the part starts, and its
+    lines still take the parser's fast path (no Frame per line)."""
+    messages = many_sessions()
+    path = write(tmp_path, f"many.{fmt}", jsonl(messages) if fmt == "jsonl" else capture(messages))
+    part = parallel.plan(str(path), LintOptions(), 2)[3]
+    monkeypatch.setattr(parallel.Parser, "_one", lambda *a: pytest.fail("a common line took the slow path"))
+    seen: list[tuple[int, dict]] = []
+    real = parallel._until
+
+    def watched(records, *args):
+        for record in real(records, *args):
+            seen.append((record.line, record.msg))
+            yield record
+
+    monkeypatch.setattr(parallel, "_until", watched)
+    parallel.lint_part(part, [r.code for r in all_rules()], LintOptions())
+    lines = path.read_bytes().splitlines()
+    assert seen[0][0] == part.first_line and len(seen) == part.end_line - part.first_line
+    for number, msg in seen:
+        line = orjson.loads(lines[number - 1])
+        assert msg == (line if fmt == "jsonl" else orjson.loads(line["raw"]))
+
+
 def test_trailing_partial_session(tmp_path):
     tail = handshake(9000)[:1] + [{"jsonrpc": "2.0", "id": 9001, "method": "tools/list"}]
     data = jsonl(many_sessions(6) + tail) + b'{"jsonrpc":"2.0","id":9001,"res'  # cut off mid-line

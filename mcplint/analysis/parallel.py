@@ -24,8 +24,8 @@ So a file costs at most one extra pass, and only when its sessions really depend
 
 from __future__ import annotations
 
-import bisect
 import io
+import itertools
 import mmap
 import os
 import pickle
@@ -43,7 +43,7 @@ from mcplint.analysis.analyzer import Analyzer, SessionKey
 from mcplint.analysis.engine import Engine
 from mcplint.analysis.lint import LintOptions, lint_file, lint_stream
 from mcplint.input.lines import iter_lines
-from mcplint.input.parse import Frame, Parser, classify
+from mcplint.input.parse import Frame, LineFrames, Parser, classify
 from mcplint.input.readers import READERS, UnknownFormat, _capture_record, open_frames
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.report import progress_bar
@@ -400,14 +400,13 @@ class _Window:
             self.released = upto
 
 
-def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]:
-    """Byte offsets of the lines that open a session, found with a byte search and confirmed
-    line by line (a line longer than the limit is not read, so opens nothing)."""
+def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> Iterator[int]:
+    """Byte offsets of the lines that open a session, in order, found with a byte search and
+    confirmed line by line (a line longer than the limit is not read, so opens nothing)."""
     needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
     # elsewhere the method's string value ends right after it (a JSON string's quote, escaped in a
     # capture's raw text): "notifications/initialized" lines are not read
     ends = None if fmt == "transcript" else (b'"', b"\\")
-    out: list[int] = []
     window = _Window(data)
     position = data.find(needle)
     while position >= 0:
@@ -418,10 +417,9 @@ def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> list[int]
         end = data.find(b"\n", position)
         end = len(data) if end < 0 else end
         if end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
-            out.append(start)
+            yield start
         window.passed(start)
         position = data.find(needle, end)
-    return out
 
 
 def _count_lines(data: mmap.mmap, start: int, end: int) -> int:
@@ -454,43 +452,54 @@ def _first_ordinal(data: mmap.mmap, first: int, fmt: str, options: LintOptions) 
 
 def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
     """Cut a file into parts that start at session boundaries; None when it stays whole."""
+    return list(iter_parts(path, options, jobs)) or None
+
+
+def iter_parts(path: str, options: LintOptions, jobs: int) -> Iterator[Part]:
+    """The parts of :func:`plan`, each as soon as the scan has passed its end (so the first
+    parts are linted while the rest of the file is planned); nothing when the file stays whole.
+    The scan stops at the last cut."""
     try:
         size = os.path.getsize(path)
         if jobs < 2 or size < SPLIT_BYTES:
-            return None
+            return
         handle = open(path, "rb")
     except OSError:
-        return None
+        return
     with handle:
         try:
             fmt, frames = open_frames(handle, options.input_format, strict=True, max_line_bytes=options.max_line_bytes)
         except UnknownFormat:
-            return None
+            return
         if fmt not in SPLITTABLE or any(f.session is not None for f, _ in zip(frames, range(50))):
-            return None
+            return
         try:
             data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # not a regular file after all: read it whole
-            return None
+            return
         with data:
-            starts = _session_starts(data, fmt, options.max_line_bytes)
-            if len(starts) < 2:
-                return None
             count = min(PARTS_PER_JOB * jobs, max(2, size // MIN_PART_BYTES))
-            picked = sorted({bisect.bisect_left(starts, size * i // count, 1) for i in range(1, count)}
-                            - {len(starts)})
-            if not picked:
-                return None
-            first_ordinal = _first_ordinal(data, starts[0], fmt, options)
-            parts: list[Part] = []
-            start, line, ordinal = 0, 1, 1
-            for index in picked:
-                cut = starts[index]
-                cut_line = line + _count_lines(data, start, cut)
-                parts.append(Part(path, fmt, start, cut, line, cut_line, ordinal))
-                start, line, ordinal = cut, cut_line, first_ordinal + index
-            parts.append(Part(path, fmt, start, size, line, None, ordinal))
-            return parts
+            targets = [size * i // count for i in range(1, count)]  # each cut: the first session start after one
+            starts = _session_starts(data, fmt, options.max_line_bytes)
+            first = next(starts, None)
+            if first is None:
+                return
+            first_ordinal = None
+            start, line, ordinal, target = 0, 1, 1, 0
+            for index, at in enumerate(starts, 1):
+                if at < targets[target]:
+                    continue
+                while target < len(targets) and targets[target] <= at:
+                    target += 1
+                if first_ordinal is None:
+                    first_ordinal = _first_ordinal(data, first, fmt, options)
+                cut_line = line + _count_lines(data, start, at)
+                yield Part(path, fmt, start, at, line, cut_line, ordinal)
+                start, line, ordinal = at, cut_line, first_ordinal + index
+                if target == len(targets):
+                    break
+            if start:
+                yield Part(path, fmt, start, size, line, None, ordinal)
 
 
 # -- a part, in a worker -------------------------------------------------------------------------
@@ -533,7 +542,16 @@ def lint_file_in_worker(name: str, codes: list[str], options: LintOptions) -> tu
     return lint_file(name, None, options, _engine(codes, options))  # progress: to the parent's line
 
 
-def _shifted(frames: Iterator[Frame], offset: int) -> Iterator[Frame]:
+def _numbered_from(frames: Iterable[Frame], first_line: int) -> Iterable[Frame]:
+    """``frames`` numbered from ``first_line`` on (a line reader's numbers them itself, so that
+    the parser keeps its fast path: :class:`LineFrames`)."""
+    if type(frames) is LineFrames:
+        frames.first_line = first_line
+        return frames
+    return _shifted(frames, first_line - 1)
+
+
+def _shifted(frames: Iterable[Frame], offset: int) -> Iterator[Frame]:
     for frame in frames:
         frame.line += offset
         yield frame
@@ -568,7 +586,7 @@ def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
         handle.seek(part.start)
         frames = READERS[part.fmt](iter_lines(handle, options.max_line_bytes))
         if part.first_line != 1:
-            frames = _shifted(frames, part.first_line - 1)
+            frames = _numbered_from(frames, part.first_line)
         records = _until(Parser(part.path).records(frames), part, log, result)
         records = progress_bar.report(records, handle, part.start, part.end)
         result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
@@ -632,18 +650,20 @@ class _Split:
 
     error: Exception | None = None
 
-    def __init__(self, name: str, parts: list[Part]):
+    def __init__(self, name: str):
         self.name = name
-        self.parts = parts
-        self.results: list[PartResult | None] = [None] * len(parts)
+        self.parts: list[Part] = []
+        self.results: list[PartResult | None] = []
         self.waiting = 0
         self.rerun = False
         self.result: tuple[list[Finding], RunSummary] | None = None
         self.fell_back = False  # linted again in one process
 
-    def start(self, run) -> None:
-        for index, part in enumerate(self.parts):
-            self._submit(run, index, part)
+    def add(self, run, part: Part) -> None:
+        """Lint the next part of the file (every part is added before any is done)."""
+        self.parts.append(part)
+        self.results.append(None)
+        self._submit(run, len(self.parts) - 1, part)
 
     def _submit(self, run, index: int, part: Part) -> None:
         self.waiting += 1
@@ -750,11 +770,15 @@ def _warm_up(engine: Engine, path: str, options: LintOptions) -> None:
 def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, options: LintOptions,
                       jobs: int) -> list[tuple[list[Finding], RunSummary]] | None:
     """Lint expanded input names (no stdin) in ``jobs`` processes, one result per name in order;
-    None when one process is the better choice (a single file that is not cut)."""
+    None when one process is the better choice (a single file that is not cut).
+
+    A file's parts are handed to the pool as the plan finds them: the first worker starts on
+    the first part while the parent scans on (:func:`iter_parts`)."""
     began = time.monotonic()  # the progress line counts the planning too
     paths = [name[1:] if name.startswith("?") else name for name in names]  # "?": see expand_paths
-    plans = [plan(path, options, jobs) for path in paths]
-    if len(names) == 1 and plans[0] is None:
+    plans = [iter_parts(path, options, jobs) for path in paths]
+    first_part = next(plans[0], None)
+    if len(names) == 1 and first_part is None:
         return None
     rules = list(rules if rules is not None else all_rules())
     codes = [r.code for r in rules]
@@ -763,16 +787,23 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
     _ENGINES[_engine_key(codes, options)] = engine
     _warm_up(engine, paths[0], options)
     sizes = [_size(path) for path in paths]
-    owners = [_Split(path, parts) if parts else _Whole(name, size)
-              for name, path, parts, size in zip(names, paths, plans, sizes)]
     progress = None
     if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+    owners: list[_Whole | _Split] = []
     try:
         run = _Run(pool, codes, options, sum(sizes), progress, began)
-        for owner in owners:
-            owner.start(run)
+        for index, (name, path, parts, size) in enumerate(zip(names, paths, plans, sizes)):
+            first = first_part if index == 0 else next(parts, None)
+            if first is None:
+                owner: _Whole | _Split = _Whole(name, size)
+                owner.start(run)
+            else:
+                owner = _Split(path)
+                for part in itertools.chain((first,), parts):
+                    owner.add(run, part)
+            owners.append(owner)
         run.started = True
         run.wait()
     except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued

@@ -230,22 +230,24 @@ class LineFrames:
     None when the messages are the lines themselves (plain JSON Lines); otherwise
     ``record(path, number, data, signs)`` is the record of a line the reader knows the common
     shape of (exactly what :meth:`Parser.records` makes of its frame, but for ``Record.signs``,
-    which the frame may leave unknown), or None to take the frame.
+    which the frame may leave unknown), or None to take the frame. ``first_line`` is the number
+    of the first line (a part of a file read on its own: :mod:`mcplint.analysis.parallel`).
     """
 
-    __slots__ = ("batches", "frame", "record", "_frames")
+    __slots__ = ("batches", "frame", "record", "first_line", "_frames")
 
     def __init__(self, batches: Iterator[tuple[list[bytes], list | None, list[int | None] | None]],
                  frame: Callable[[int, bytes, Any, int | None], Frame],
                  record: Callable[[str, int, bytes, int | None], Record | None] | None = None):
         self.batches, self.frame, self.record, self._frames = batches, frame, record, None
+        self.first_line = 1
 
     def __iter__(self) -> LineFrames:
         return self
 
     def __next__(self) -> Frame:
         if self._frames is None:
-            self._frames = self.frames_from(iter(()), 0)
+            self._frames = self.frames_from(iter(()), self.first_line - 1)
         return next(self._frames)
 
     def frames_from(self, rows: Iterator[tuple[bytes, Any, int | None]], number: int) -> Iterator[Frame]:
@@ -285,7 +287,7 @@ class Parser:
         :meth:`_one`, and from the first message spread over several lines on, the rest of the
         input goes the way of every other format (:meth:`_frames`)."""
         path, loads, bad_json, made = self.path, orjson.loads, orjson.JSONDecodeError, frames.record
-        number = 0
+        number = frames.first_line - 1
         for batch in frames.batches:
             rows = _rows(batch)
             for data, cut, signs in rows:
