@@ -26,22 +26,28 @@ SEMANTIC = frozenset({"flags", "undirected"})
 
 @contextmanager
 def unpruned():
-    """Every rule dispatched on every record of its kinds, methods, revisions and phases."""
+    """Every rule dispatched on every record of its kinds, methods, revisions and phases, and
+    every finisher called at the end of every session of its revisions."""
     always = classmethod(lambda cls, *args: True)
     patched = {(cls, hook): vars(cls)[hook] for cls in {type(r) for r in all_rules()}
                for hook in ("dispatches", "awaits") if hook in vars(cls)}
     requires = {type(r): type(r).requires for r in all_rules()}
+    needs = {cls: vars(cls)["finish_needs"] for cls in {type(r) for r in all_rules()} if "finish_needs" in vars(cls)}
     try:
         for cls, hook in patched:
             setattr(cls, hook, always)
         for cls, needed in requires.items():
             cls.requires = needed & SEMANTIC
+        for cls in needs:
+            cls.finish_needs = None
         yield
     finally:
         for (cls, hook), value in patched.items():
             setattr(cls, hook, value)
         for cls, value in requires.items():
             cls.requires = value
+        for cls, value in needs.items():
+            cls.finish_needs = value
 
 
 def findings(data: bytes, name: str) -> list[tuple]:

@@ -5,15 +5,22 @@ keep every finding: each rule still reports at the edge of its gate."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
 from mcplint.analysis.analyzer import Session
 from mcplint.analysis.engine import Engine
 from mcplint.model import Direction
 from mcplint.rules._http import HttpTracker
-from tests.ruledocs import run_transcript
+from tests.ruledocs import RULES_DIR, parse_page, run_example, run_transcript
 
 INIT = '# init 2025-06-18 C={"roots":{},"sampling":{}} S={"tools":{}}\n'
 CALL = 'C→S {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}\n'
 ANSWER = 'S→C {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n'
+LIST = 'C→S {"jsonrpc":"2.0","id":7,"method":"tools/list"}\n'
+LISTED = 'S→C {"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}\n'
 ROOTS = 'S→C {"jsonrpc":"2.0","id":9,"method":"roots/list"}\n'
 
 
@@ -59,3 +66,90 @@ def test_applicable_finishers_are_decided_once_per_version_and_era(monkeypatch):
         return len(calls)
 
     assert asked(3) == asked(1)  # a second session of the same version asks nothing again
+
+
+# -- finishers planned by what the session holds (Rule.finish_needs) ----------------------------
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+class SkipWatch:
+    """Runs, at each session's end, every applicable finisher the engine skips, and holds that
+    each finds nothing (what ``Rule.finish_needs`` promises); counts the skips."""
+
+    def __init__(self, engine: Engine):
+        self.engine, self.skipped = engine, Counter()
+        finish = engine._finish
+
+        def watched(session):
+            planned = engine.finishers_of(session)
+            for rule in engine._finishers:
+                if engine.applies(rule, session.version, session.modern) and rule.finish not in planned:
+                    assert list(rule.finish(session)) == [], (rule.code, session.label)
+                    self.skipped[rule.code] += 1
+            return finish(session)
+
+        engine._finish = watched
+
+
+def _rule_examples():
+    from mcplint.config.settings import configure
+    from mcplint.rules import all_rules, load
+    from mcplint.rules._base import options_model
+
+    registry = load()
+    for page in sorted(RULES_DIR.glob("*.md")):
+        code = page.name.partition("-")[0]
+        for example in parse_page(page).examples:
+            rules = None
+            if example.options and code in registry:
+                options = options_model(registry[code].Options).model_validate(example.options).model_dump()
+                rules = configure(all_rules(), {code: options})
+            yield example, rules
+
+
+def test_skipped_finishers_find_nothing_in_the_rule_examples():
+    skipped = Counter()
+    for example, rules in _rule_examples():
+        watch = SkipWatch(Engine(rules))
+        run_example(example, watch.engine)
+        skipped += watch.skipped
+    assert set(skipped) == {r.code for r in Engine()._finishers}  # each was skipped somewhere
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SAMPLES.iterdir() if p.suffix not in (".md", ".flow")), ids=lambda p: p.name)
+def test_skipped_finishers_find_nothing_in_the_samples(path):
+    watch = SkipWatch(Engine())
+    with path.open("rb") as stream:
+        list(watch.engine.lint_stream(stream, path.name))
+
+
+def test_a_clean_session_calls_no_finisher(monkeypatch):
+    """A session that ended with nothing open, within every table's limit, whose rules noted
+    nothing to report at its end (a tools listing that did not change, HX008's only state) costs
+    no finisher call."""
+    engine = Engine()
+    calls = []
+    for rule in engine._finishers:
+        monkeypatch.setattr(rule, "finish", lambda session, finish=rule.finish: calls.append(session) or finish(session))
+    run_transcript(INIT + CALL + ANSWER + LIST + LISTED + LIST.replace("7", "8") + LISTED.replace("7", "8"), engine)
+    assert calls == []
+    run_transcript(INIT + CALL, engine)  # a request left open: HX001 asked
+    assert len(calls) == 1
+
+
+def test_a_finisher_overridden_without_its_needs_is_always_called():
+    """A subclass that judges the end of a session otherwise than its base declares no needs by
+    inheritance: its finisher runs at every session's end."""
+    from mcplint.analysis.engine import _needs
+    from mcplint.rules.lifecycle import InitializedMissing
+
+    class Other(InitializedMissing):
+        def finish(self, session):
+            return ()
+
+    class Declared(Other):
+        finish_needs = frozenset({"limits"})
+
+    assert _needs(InitializedMissing()) == {"InitializedMissing", InitializedMissing}
+    assert _needs(Other()) is None
+    assert _needs(Declared()) == {"limits"}

@@ -10,7 +10,7 @@ from mcplint import protocol
 from mcplint.analysis.analyzer import EMPTY, Analyzer, Limits, Session
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
-from mcplint.model import Finding, Kind, Record
+from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.rules import all_rules
 from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
@@ -23,6 +23,10 @@ TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
 
 # the kinds as plain names: ``Kind.RESULT`` costs a descriptor call (about 50 ns in Python 3.11)
 _REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
+_C2S, _S2C = Direction.C2S, Direction.S2C
+
+#: the needs of a finisher (``Rule.finish_needs``) that are no key of ``Session.state``
+SESSION_NEEDS = frozenset({"pending:c2s", "pending:s2c", "limits"})
 
 
 def record_features(record: Record, session: Session) -> int:
@@ -146,6 +150,26 @@ def _answers_task(record: Record, kind: Kind, holder) -> bool:
     return request.method in TASK_METHODS or (type(params) is dict and "task" in params)
 
 
+def _needs(rule: Rule) -> frozenset | None:
+    """``rule.finish_needs`` with "state" as the keys of the rule's own state (its class's name,
+    which ``Session.state_for`` uses, and its class); None (called at every session's end) where
+    a class overrides ``finish`` without declaring its needs anew."""
+    for cls in type(rule).__mro__:
+        if "finish_needs" in vars(cls):
+            needs = cls.finish_needs
+            if needs is None or "state" not in needs:
+                return needs
+            return needs - {"state"} | {type(rule).__name__, type(rule)}
+        if "finish" in vars(cls):
+            return None
+    return None
+
+
+def _state_needs(rule: Rule) -> frozenset:
+    """The keys of ``Session.state`` among the needs of ``rule``'s finisher."""
+    return (_needs(rule) or frozenset()) - SESSION_NEEDS
+
+
 class Engine:
     """Runs a fixed set of rules over record streams.
 
@@ -182,7 +206,9 @@ class Engine:
                 self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
         self._required = {r.code: sum(features[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
-        self._finishers_for: dict[tuple, tuple] = {}  # (version, modern) -> bound finish methods that apply
+        # the Session.state keys some finisher needs (Rule.finish_needs)
+        self._finish_keys = frozenset(key for r in self._finishers for key in _state_needs(r))
+        self._finishers_for: dict[tuple, tuple] = {}  # _finish's key -> bound finish methods to call
         self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
@@ -366,15 +392,8 @@ class Engine:
     def _finish(self, session: Session) -> list[Finding]:
         """The findings of the rules that judge ``session`` as a whole, now that it ended; its
         trackers finish, and its tables are released."""
-        key = (session.version, session.modern)
-        finishers = self._finishers_for.get(key)
-        if finishers is None:
-            if len(self._finishers_for) > 256:  # odd versions: keep the cache bounded
-                self._finishers_for.clear()
-            finishers = self._finishers_for[key] = tuple(
-                rule.finish for rule in self._finishers if self.applies(rule, *key))
         found: list[Finding] = []
-        for finish in finishers:
+        for finish in self.finishers_of(session):
             try:
                 out = finish(session)
                 if out:  # (most finishers return an empty tuple; a generator is always run)
@@ -388,6 +407,31 @@ class Engine:
                 self._crashed(type(tracker).__name__, session.path, 0, exc)
         session.release()
         return found
+
+    def finishers_of(self, session: Session) -> tuple:
+        """The bound finish methods to call as ``session`` ends: those that apply to its version
+        and era and whose ``Rule.finish_needs`` one holds, decided once per combination of those
+        and of the needs that hold (cheap tests of the session's state and tables)."""
+        pending = session.pending
+        key = (session.version, session.modern, self._finish_keys.intersection(session.state),
+               not pending.get(_C2S), not pending.get(_S2C), not session.limits_hit)
+        finishers = self._finishers_for.get(key)
+        if finishers is None:
+            if len(self._finishers_for) > 256:  # odd versions and states: keep the cache bounded
+                self._finishers_for.clear()
+            finishers = self._finishers_for[key] = self._plan_finish(*key)
+        return finishers
+
+    def _plan_finish(self, version: str | None, modern: bool, keys: frozenset, no_c2s: bool, no_s2c: bool,
+                     no_limits: bool) -> tuple:
+        """The bound finish methods to call at the end of a session of ``version`` and era whose
+        state holds ``keys`` (of the finishers' needs) and whose client's and server's open
+        requests and forgetting tables are or are not empty: those that apply and whose
+        ``finish_needs`` one holds."""
+        held = keys | {need for need, holds in (("pending:c2s", not no_c2s), ("pending:s2c", not no_s2c),
+                                                ("limits", not no_limits)) if holds}
+        return tuple(rule.finish for rule in self._finishers if self.applies(rule, version, modern)
+                     and ((needs := _needs(rule)) is None or not held.isdisjoint(needs)))
 
     def _crashed(self, who: str, path: str, line: int, exc: Exception) -> None:
         if os.environ.get("MCPLINT_DEBUG"):

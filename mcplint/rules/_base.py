@@ -70,6 +70,14 @@ class Rule:
     requires: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
+    #: what :meth:`finish` needs to find anything (None: it is called at the end of every session
+    #: it applies to); the engine calls it only where one of these holds as the session ends:
+    #: "state" (the rule's own ``Session.state``: :meth:`Session.state_for`'s key, or the rule's
+    #: class), "pending:c2s" / "pending:s2c" (a request of the client / server still open),
+    #: "limits" (a table forgot: ``Session.limits_hit``), or any other key of ``Session.state`` (a
+    #: tracker's class, a key the rule stores when it has something to report at the end). A
+    #: subclass that overrides ``finish`` declares its own, or its finisher is always called.
+    finish_needs: ClassVar[frozenset | None] = None
     default: ClassVar[bool] = True
     #: the verdict depends on the order of messages from different streams (a HAR's exchanges):
     #: reported with low confidence where the reader could not establish it (``ORDER_UNCERTAIN``

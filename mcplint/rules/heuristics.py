@@ -191,6 +191,8 @@ class _Reissue(Rule):
             del retries[next(iter(retries))]
         return ()
 
+    finish_needs = frozenset({"state"})
+
     def finish(self, session):
         state = session.state.get(type(self))
         if state is None or not state.retries:
@@ -356,6 +358,10 @@ class Listing:
     suspect: tuple | None = None  # (record, earlier record, added, removed) awaiting a late notification
 
 
+#: the Session.state key HX008 sets once a listing changed unannounced (its finisher's need)
+_HX008_SUSPECT = "HX008:suspect"
+
+
 @rule
 class ListChangeWithoutNotification(Rule):
     """Checks for lists that changed between two listings without a list_changed notification."""
@@ -398,8 +404,11 @@ class ListChangeWithoutNotification(Rule):
                 listing.names = self._names(listing.record, feature)
             if names != listing.names and not listing.notified and self._expected(feature, session):
                 listing.suspect = (record, listing.record, names - listing.names, listing.names - names)
+                session.state[_HX008_SUSPECT] = True
         listing.names, listing.record, listing.notified = names, record, False
         return found
+
+    finish_needs = frozenset({_HX008_SUSPECT})
 
     def finish(self, session):
         listings = session.state.get(_HX008_STATE)  # (Session.kept_state inline)

@@ -269,6 +269,8 @@ class SseResponseMissing(ExchangeRule):
     hint = ("Keep the POST stream open until the response was sent, or send an event id (and retry) so that the "
             "client can resume it with GET and Last-Event-ID.")
 
+    finish_needs = frozenset({HttpTracker})
+
     def finish(self, session):
         facts = session.state.get(HttpTracker)  # (seen_facts inline: a session without HTTP has none)
         if facts is None or not facts.interrupted or session.modern:
@@ -352,6 +354,8 @@ class SseUnrelatedMessages(ExchangeRule):
 
     def judge(self, record, http, session):
         yield from progress_on_other_stream(self, record, http, session)
+
+    finish_needs = frozenset({HttpTracker})
 
     def finish(self, session):
         facts = session.state.get(HttpTracker)  # (seen_facts inline)
@@ -590,6 +594,8 @@ class SessionDelete(ExchangeRule):
         if http["method"] == "DELETE" and not request_header(http, "mcp-session-id"):
             yield self.report(record, f"{where(http)}: DELETE without the Mcp-Session-Id header cannot say which "
                                       "session ends", severity=Severity.ERROR, level="MUST")
+
+    finish_needs = frozenset({HttpTracker})
 
     def finish(self, session):
         facts = session.state.get(HttpTracker)  # (seen_facts inline)

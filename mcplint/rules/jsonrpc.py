@@ -252,6 +252,8 @@ class ResponseUnknownId(Rule):
             yield self.report(record, f"Response id {fmt_id(record.id)} matches a request of the "
                                       f"{record.direction.sender} itself, not of the {record.direction.other.sender}")
 
+    finish_needs = frozenset({"state"})
+
     def finish(self, session):
         held = session.state.get(_JR011_STATE)  # (kept_state inline: most sessions hold none)
         if held is None:

@@ -301,6 +301,8 @@ class InitializedMissing(Rule):
                 state["first"], state["at"] = record, session.messages
         return ()
 
+    finish_needs = frozenset({"state"})
+
     def finish(self, session):
         state = session.state.get(_LC007_STATE)  # (kept_state inline: most sessions have none)
         if state is None or session.phase != Phase.INITIALIZED:

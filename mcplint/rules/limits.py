@@ -91,6 +91,8 @@ class TrackingLimitReached(Rule):
         """The table caps this rule's options set (the engine hands them to the analyzer)."""
         return Limits(self.max_answered, self.max_pending, self.max_tools, self.max_sessions)
 
+    finish_needs = frozenset({"limits"})
+
     def finish(self, session):
         if not session.limits_hit:
             return ()
@@ -138,6 +140,8 @@ class LineLimitReached(Rule):
             session.file_state[_LINE_REPORTED] = True
             state["first"], state["more"] = record, 0
         return ()
+
+    finish_needs = frozenset({"state"})
 
     def finish(self, session):
         state = session.kept_state(self)

@@ -546,6 +546,8 @@ class DiscoverNotImplemented(Rule):
             return
         yield self._finding(record, evidence)
 
+    finish_needs = frozenset({"state"})
+
     def finish(self, session):
         pending = session.kept_state(self).get("pending")
         evidence = ModernTracker.of(session).evidence if pending else None
@@ -685,6 +687,8 @@ class IdentityMeta(Rule):
         if state[0] is None:
             state[0] = record
         state[1] += 1
+
+    finish_needs = frozenset({"state"})
 
     def finish(self, session):
         state = session.kept_state(self)

@@ -201,6 +201,8 @@ class DirectionUnknown(Rule):
         state["count"] = state.get("count", 0) + 1
         return ()
 
+    finish_needs = frozenset({"state"})
+
     def finish(self, session):
         state = session.state.get(_IO011_STATE)  # (kept_state inline: most sessions have none)
         if not state:

@@ -182,6 +182,8 @@ class RequestUnanswered(_Unanswered):
     class Options(RuleOptions):
         ignore_methods: frozenset[str] = frozenset()  # methods whose open requests are not reported
 
+    finish_needs = frozenset({"pending:c2s"})
+
     def finish(self, session: Session) -> Iterator:
         if not session.pending.get(_C2S):
             return ()  # every finding is of a client request still pending (open_requests): none
@@ -232,6 +234,8 @@ class ServerRequestUnanswered(_Unanswered):
     versions = protocol.LEGACY
     hint = ("Answer every server request, with an error (e.g. -32601 or a user rejection) if the "
             "client cannot or will not serve it.")
+
+    finish_needs = frozenset({"pending:s2c"})
 
     def finish(self, session: Session) -> Iterator:
         if not session.pending.get(_S2C):
