@@ -27,15 +27,17 @@ _PIECES = st.sampled_from([b"\n", b"\r\n", b'{"a":1}', b"x" * 37, b"apikey", b"p
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_PIECES, max_size=40).map(b"".join), st.integers(1, 64), st.integers(1, 400))
-def test_blocks_give_the_lines_of_one_at_a_time(data, block, limit):
-    original = lines_module.BLOCK_BYTES
-    lines_module.BLOCK_BYTES = block
+@given(st.lists(_PIECES, max_size=40).map(b"".join), st.integers(1, 64), st.integers(1, 400),
+       st.sampled_from([0, 8, 1 << 20]))
+def test_blocks_give_the_lines_of_one_at_a_time(data, block, limit, search_from):
+    """(``search_from``: blocks split by readlines, by bytes.split, or by either as their lines go.)"""
+    original = lines_module.BLOCK_BYTES, lines_module.SEARCH_FROM
+    lines_module.BLOCK_BYTES, lines_module.SEARCH_FROM = block, search_from
     try:
         got = list(Lines(io.BytesIO(data), limit))
         bits = [found for _, found in Lines(io.BytesIO(data), limit).tagged()]
     finally:
-        lines_module.BLOCK_BYTES = original
+        lines_module.BLOCK_BYTES, lines_module.SEARCH_FROM = original
     assert got == one_at_a_time(data, limit)
     assert bits == [None if cut else signs(line) for line, cut in got]
 
