@@ -33,6 +33,29 @@ def test_a_new_session_has_made_no_table():
         assert dict(sides) == {}
 
 
+def test_a_session_writes_no_shared_empty_table():
+    """A new session reads its limit notes, unreadable counts and tool catalog from shared empty
+    read-only tables; the first write makes the session its own, and another session still reads
+    them empty."""
+    first, second = Session("t", "1", 1, limits=Limits(answered=1)), Session("t", "2", 2)
+    assert not first.limits_hit and not first.unreadable and not first.tools.names and not first.tools.tools
+    analyzer = analyze(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "x", "inputSchema": {"type": "object"}}]}},
+    )
+    assert analyzer.current.tools.names == {"x"} and list(analyzer.current.tools.tools) == ["x"]
+    first.last_record = object()
+    first.requests[C2S].put("a", 1)
+    first.requests[C2S].put("b", 2)
+    unread = Analyzer("t.jsonl")
+    data = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n{"jsonrpc": "2.0", "id": 2,\n'
+    for record in Parser("t.jsonl").records(open_frames(io.BytesIO(data), "jsonl")[1]):
+        unread.observe(record)
+        unread.commit(record)
+    assert list(first.limits_hit) == ["answered:c2s"] and sum(unread.current.unreadable.values()) == 1
+    assert not second.limits_hit and not second.unreadable and not Session("t", "3", 3).tools.names
+
+
 def test_a_table_is_made_on_first_use_with_the_session_limits():
     session = Session("t", "1", 1, limits=Limits(answered=3, pending=2))
     table = session.pending[C2S]

@@ -236,11 +236,12 @@ class Sides(dict):
     :class:`FullTable` it became), each made the first time it is asked for: a short session
     that never hears from one side, or never uses a table, does not pay for it. Read without
     making one with ``.get(direction, EMPTY)``; a reference to a table is good until the next
-    insertion into it (which may replace it). Made without a Python ``__init__``, as
-    :func:`_sides` makes it."""
+    insertion into it (which may replace it). A subclass per table names it (``table``); made
+    without a Python ``__init__``, as :class:`Session` makes it (setting its two slots)."""
 
-    __slots__ = ("session", "table", "limit")
+    __slots__ = ("session", "limit")
     __init__ = dict.__init__
+    table = ""  # (the name a SessionTable reports when it forgets: Session.forgot)
 
     def __missing__(self, sender: Direction) -> SessionTable:
         if sender is not _C2S and sender is not _S2C:
@@ -250,29 +251,37 @@ class Sides(dict):
         return table
 
 
+class _RequestSides(Sides):
+    __slots__ = ()
+    table = "answered"
+
+
+class _PendingSides(Sides):
+    __slots__ = ()
+    table = "pending"
+
+
+class _TokenSides(Sides):
+    __slots__ = ()
+    table = "tokens"
+
+
+class _FinishedSides(Sides):
+    __slots__ = ()
+    table = "finished"
+
+
 #: the Session attribute of each per-sender table by its name (SessionTable.evict)
 _SIDES_OF = {"answered": "requests", "pending": "pending", "tokens": "tokens", "finished": "finished_tokens"}
 
 
-def _sides(session: Session, table: str, limit: int) -> Sides:
-    sides = Sides()
-    sides.session, sides.table, sides.limit = session, table, limit
-    return sides
+_RELEASED: Any = MappingProxyType({})  # the tables of a finished session
+#: an empty table, for reading one that was never made (``Sides.get(sender, EMPTY)``)
+EMPTY: Any = _RELEASED
+_NO_NAMES: frozenset = frozenset()
 
 
-class _Recent(dict):
-    """``Session.recent``: a deque per sender, made the first time it is asked for."""
-
-    __slots__ = ()
-
-    def __missing__(self, sender: Direction) -> deque:
-        if sender is not _C2S and sender is not _S2C:
-            raise KeyError(sender)
-        recent = self[sender] = deque()
-        return recent
-
-
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class ToolCatalog:
     """The server's tools as the client last listed them.
 
@@ -282,14 +291,19 @@ class ToolCatalog:
     traversal, and once a listing is known it changes nothing.
     """
 
-    names: set[str] = field(default_factory=set)
-    tools: dict[str, Any] = field(default_factory=dict)
-    complete: bool = False  # all pages of a traversal were seen
-    stale: bool = False  # list_changed arrived since
-    listed: bool = False
-    truncated: bool = False  # the traversal listed more tools than the session keeps (Limits.tools)
-    next_cursor: Any = None  # the nextCursor that continues the traversal in progress (None: none issued)
-    started: bool = False  # the traversal began with a first page the capture holds
+    names: set[str]  # (a set and a dict of their own from the first page on: _commit_tools_page)
+    tools: dict[str, Any]
+    complete: bool  # all pages of a traversal were seen
+    stale: bool  # list_changed arrived since
+    listed: bool
+    truncated: bool  # the traversal listed more tools than the session keeps (Limits.tools)
+    next_cursor: Any  # the nextCursor that continues the traversal in progress (None: none issued)
+    started: bool  # the traversal began with a first page the capture holds
+
+    def __init__(self) -> None:
+        self.names, self.tools = _NO_NAMES, EMPTY  # (read-only until a page is listed)
+        self.complete = self.stale = self.listed = self.truncated = self.started = False
+        self.next_cursor = None
 
     @property
     def current(self) -> bool:
@@ -316,70 +330,87 @@ class SessionKey(NamedTuple):
     ordinal: int
 
 
-_RELEASED: Any = MappingProxyType({})  # the tables of a finished session
-#: an empty table, for reading one that was never made (``Sides.get(sender, EMPTY)``)
-EMPTY: Any = _RELEASED
 _NO_TOOLS = ToolCatalog()
+_NO_FACTS: frozenset = frozenset()
+_DEFAULT_LIMITS = Limits()
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class Session:
     """Per-session state, as it stands before the record being judged."""
 
     path: str
     label: str
     ordinal: int  # 1-based position among the file's sessions
-    era: str | None = None  # "legacy" | "modern" (set with set_era)
-    modern: bool = False  # era == "modern" (read several times per record: a field, not a property)
-    version: str | None = None  # negotiated (legacy) or last seen (modern)
-    requested_version: str | None = None
-    phase: str = Phase.NEW
-    init_request: Record | None = None
-    init_response: Record | None = None
-    initialized: Record | None = None
-    client_caps: Any = None
-    server_caps: Any = None
-    explicit_key: bool = False  # the capture named this session
-    first_record: Record | None = None
-    first_message: dict[Direction, Record] = field(default_factory=dict)
-    midstream: bool = False  # the capture joined an already running session
+    era: str | None  # "legacy" | "modern" (set with set_era)
+    modern: bool  # era == "modern" (read several times per record: a field, not a property)
+    version: str | None  # negotiated (legacy) or last seen (modern)
+    requested_version: str | None
+    phase: str
+    init_request: Record | None
+    init_response: Record | None
+    initialized: Record | None
+    client_caps: Any
+    server_caps: Any
+    explicit_key: bool  # the capture named this session
+    first_record: Record | None
+    first_message: dict[Direction, Record]
+    midstream: bool  # the capture joined an already running session
     #: the server sent a request with an id: until then its side's request and token tables are
     #: empty, and direction inference need not read them
-    server_asked: bool = False
-    version_given: bool = False  # the user named the revision (--protocol-version): a mid-session start is expected
-    limits: Limits = field(default_factory=Limits)
+    server_asked: bool
+    version_given: bool  # the user named the revision (--protocol-version): a mid-session start is expected
+    limits: Limits
     # per-request tables: a Sides is made with the session, its tables when first used
-    requests: Sides = field(init=False)  # every request by id key; old ones compact
-    pending: Sides = field(init=False)  # the unanswered ones, whole
-    tokens: Sides = field(init=False)  # live progress tokens -> request
-    finished_tokens: Sides = field(init=False)  # tokens of answered requests
+    requests: Sides  # every request by id key; old ones compact
+    pending: Sides  # the unanswered ones, whole
+    tokens: Sides  # live progress tokens -> request
+    finished_tokens: Sides  # tokens of answered requests
     # undirected, invalid_ids, unread_requests, tools: properties below, each made when first read
-    recent: dict[Direction, deque] = field(init=False)  # (key, entry) of the latest answered, kept whole
-    limits_hit: dict[str, Record] = field(default_factory=dict)  # table -> record where it first forgot
-    unreadable: dict = field(default_factory=dict)  # sender -> unparseable messages not yet answered
+    recent: dict[Direction, deque]  # (key, entry) of the latest answered, kept whole (a deque made at the first)
+    #: table -> record where it first forgot (EMPTY until one forgets: limit_reached)
+    limits_hit: dict[str, Record]
+    unreadable: dict  # sender -> unparseable messages not yet answered (EMPTY until the first)
     #: the reader's note that the client ended the session (mcplint capture's ``stdin-closed``, a
     #: host log's shutdown line, a HAR's accepted ``DELETE``; see :func:`client_ends`): messages
     #: after it went to a closed connection
-    client_closed: Record | None = None
-    messages: int = 0
-    last_record: Record | None = None
-    state: dict = field(default_factory=dict)  # private per-rule state, see state_for()
+    client_closed: Record | None
+    messages: int
+    last_record: Record | None
+    state: dict  # private per-rule state, see state_for()
     #: facts only a handshake changes that decide which rules run (``Rule.awaits``, ``rules._base.set_plan_facts``)
-    plan_facts: frozenset = frozenset()
-    file_state: dict = field(default_factory=dict)  # shared by all sessions of one input file
-    _undirected: Bounded | None = field(default=None, init=False, repr=False)
-    _invalid_ids: Bounded | None = field(default=None, init=False, repr=False)
-    _unread_requests: Bounded | None = field(default=None, init=False, repr=False)
-    _tools: ToolCatalog | None = field(default=None, init=False, repr=False)
+    plan_facts: frozenset
+    file_state: dict  # shared by all sessions of one input file
+    _undirected: Bounded | None
+    _invalid_ids: Bounded | None
+    _unread_requests: Bounded | None
+    _tools: ToolCatalog | None
     finished = False  # (not a field: a FinishedSession says True)
 
-    def __post_init__(self) -> None:
-        limits = self.limits
-        self.requests = _sides(self, "answered", limits.answered)
-        self.pending = _sides(self, "pending", limits.pending)
-        self.tokens = _sides(self, "tokens", limits.pending)
-        self.finished_tokens = _sides(self, "finished", min(limits.answered, MAX_FINISHED_TOKENS))
-        self.recent = _Recent()
+    def __init__(self, path: str, label: str, ordinal: int, explicit_key: bool = False,
+                 file_state: dict | None = None, limits: Limits | None = None, version: str | None = None):
+        # (written out: a short session is made every few records, and the dataclass's own
+        # __init__, with a keyword per field and a factory per table, cost twice as much)
+        self.path, self.label, self.ordinal, self.explicit_key = path, label, ordinal, explicit_key
+        self.file_state = {} if file_state is None else file_state
+        self.limits = limits = _DEFAULT_LIMITS if limits is None else limits
+        self.version, self.version_given = version, version is not None
+        self.era = self.requested_version = self.init_request = self.init_response = self.initialized = None
+        self.client_caps = self.server_caps = self.first_record = self.client_closed = self.last_record = None
+        self._undirected = self._invalid_ids = self._unread_requests = self._tools = None
+        self.modern = self.midstream = self.server_asked = False
+        self.phase, self.messages, self.plan_facts = Phase.NEW, 0, _NO_FACTS
+        self.limits_hit = self.unreadable = EMPTY
+        self.first_message, self.state, self.recent = {}, {}, {}
+        self.requests = sides = _RequestSides()
+        sides.session, sides.limit = self, limits.answered
+        self.pending = sides = _PendingSides()
+        sides.session, sides.limit = self, limits.pending
+        self.tokens = sides = _TokenSides()
+        sides.session, sides.limit = self, limits.pending
+        self.finished_tokens = sides = _FinishedSides()
+        answered = limits.answered
+        sides.session, sides.limit = self, answered if answered < MAX_FINISHED_TOKENS else MAX_FINISHED_TOKENS
 
     @property
     def undirected(self) -> Bounded:
@@ -415,6 +446,8 @@ class Session:
         being committed."""
         name = f"{table}:{direction.value}" if direction is not None else table
         if name not in self.limits_hit and self.last_record is not None:
+            if self.limits_hit is EMPTY:
+                self.limits_hit = {}
             self.limits_hit[name] = self.last_record
 
     def forgot(self, table: str, sender: Direction | None, key: Any, value: Any) -> None:
@@ -486,7 +519,7 @@ class Session:
         self._undirected = self._invalid_ids = self._unread_requests = _RELEASED
         self._tools = _NO_TOOLS
         self.state.clear()
-        self.limits_hit.clear()
+        self.limits_hit = EMPTY
         self.init_request = self.init_response = self.initialized = self.client_closed = None
         self.first_record = self.last_record = self.client_caps = self.server_caps = None
         self.first_message.clear()
@@ -737,12 +770,10 @@ class Analyzer:
 
     # -- session routing ----------------------------------------------------------------
     def _new_session(self, label: str | None = None, explicit: bool = False) -> Session:
-        self.ordinal += 1
-        session = Session(self.path, label or str(self.ordinal), self.ordinal, explicit_key=explicit,
-                          file_state=self.file_state, limits=self.limits)
-        session.version = self.protocol_version
-        session.version_given = self.protocol_version is not None
-        self.sessions[session.label] = session
+        ordinal = self.ordinal = self.ordinal + 1
+        label = label or str(ordinal)
+        session = self.sessions[label] = Session(self.path, label, ordinal, explicit, self.file_state, self.limits,
+                                                 self.protocol_version)
         return session
 
     def _session_for(self, record: Record) -> Session:
@@ -1097,7 +1128,10 @@ class Analyzer:
             if kind is _INVALID and record.has_id:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
             if kind is _MALFORMED or kind is _INVALID:
-                session.unreadable[record.direction] = session.unreadable.get(record.direction, 0) + 1
+                unreadable = session.unreadable
+                if unreadable is EMPTY:
+                    unreadable = session.unreadable = {}
+                unreadable[record.direction] = unreadable.get(record.direction, 0) + 1
                 if "oversized" in record.flags:
                     self._commit_oversized(record, session)
 
@@ -1188,7 +1222,9 @@ class Analyzer:
             requests.put(key, entry)
         entry.response = record
         session.pending[asker].pop(key, None)
-        recent = session.recent[asker]
+        recent = session.recent.get(asker)
+        if recent is None:
+            recent = session.recent[asker] = deque()
         recent.append((key, entry))
         if len(recent) > RECENT_ANSWERED:
             _compact(session, asker, *recent.popleft())

@@ -140,7 +140,7 @@ def sent_again(session: Session, entries: list[RequestEntry]) -> dict[RequestEnt
     if not methods:
         return {}
     latest: dict[tuple, Record] = {}
-    held = chain(session.pending[Direction.C2S].values(), (e for _, e in session.recent[Direction.C2S]))
+    held = chain(session.pending[Direction.C2S].values(), (e for _, e in session.recent.get(_C2S, ())))
     for entry in held:
         record = entry.record
         if type(entry) is RequestEntry and record.method in methods:
