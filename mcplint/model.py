@@ -168,29 +168,31 @@ class Record:
 MESSAGE_FIELDS = ("path", "line", "kind", "data", "msg", "has_id", "id", "method", "params")
 
 
-def _record_maker() -> Any:
-    """A plain function that makes a :class:`Record` of the :data:`MESSAGE_FIELDS`, every other
-    field at its default: what ``Record(...)`` makes, without the class call (CPython 3.11 runs
-    a Python ``__init__`` through ``type.__call__``, about 0.9k instructions more a record)."""
+def record_maker(name: str, parameters: str, head: str = "", namespace: dict[str, Any] | None = None) -> Any:
+    """A plain function ``name(parameters)`` that runs ``head`` (statements, as source indented by
+    four spaces, run in ``namespace``), which binds the :data:`MESSAGE_FIELDS` as local names or
+    returns, and then makes a :class:`Record` of those fields, every other field at its default:
+    what ``Record(...)`` makes, without the class call (CPython 3.11 runs a Python ``__init__``
+    through ``type.__call__``, about 0.9k instructions more a record) nor a call of its own (the
+    parser's ``classify`` is made so)."""
     names = [f.name for f in fields(Record)]
     assert names[:len(MESSAGE_FIELDS)] == list(MESSAGE_FIELDS)
     defaults = {f.name: f.default for f in fields(Record)[len(MESSAGE_FIELDS):]}
     assert MISSING not in defaults.values()  # (no default factory: every record may share them)
-    body = [f"    self.{name} = {name}" for name in MESSAGE_FIELDS]
+    body = [f"    self.{field} = {field}" for field in MESSAGE_FIELDS]
     # a default that a literal spells is a constant of the function (cheaper than a global)
-    body += [f"    self.{name} = {value!r}" if value is None or type(value) in (bool, int, str) or value == ()
-             else f"    self.{name} = _{name}" for name, value in defaults.items()]
-    source = (f"def new_record({', '.join(MESSAGE_FIELDS)}, /):\n    self = _new(_Record)\n"
-              + "\n".join(body) + "\n    return self\n")
-    namespace: dict[str, Any] = {"_new": object.__new__, "_Record": Record,
-                                 **{f"_{name}": value for name, value in defaults.items()}}
-    exec(source, namespace)  # noqa: S102 - source made above from the dataclass's own fields
-    return namespace["new_record"]
+    body += [f"    self.{field} = {value!r}" if value is None or type(value) in (bool, int, str) or value == ()
+             else f"    self.{field} = _{field}" for field, value in defaults.items()]
+    source = f"def {name}({parameters}):\n{head}    self = _new(_Record)\n" + "\n".join(body) + "\n    return self\n"
+    namespace = {**(namespace or {}), "_new": object.__new__, "_Record": Record,
+                 **{f"_{field}": value for field, value in defaults.items()}}
+    exec(source, namespace)  # noqa: S102 - source made above from the dataclass's own fields and the caller's head
+    return namespace[name]
 
 
 #: ``new_record(path, line, kind, data, msg, has_id, id, method, params)``: ``Record`` of these
-#: arguments by position, the other fields at their defaults (the parser's constructor)
-new_record = _record_maker()
+#: arguments by position, the other fields at their defaults
+new_record = record_maker("new_record", ", ".join(MESSAGE_FIELDS) + ", /")
 
 
 @dataclass(slots=True, frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import orjson
@@ -12,7 +13,7 @@ from mcplint.analysis.engine import Engine
 from mcplint.input import literal_scan
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
-from mcplint.model import Kind
+from mcplint.model import Kind, Record
 
 ENGINE = Engine()
 
@@ -256,3 +257,9 @@ def test_classify_follows_the_linter_model(value):
     record = classify("<t>", 1, b"", value)
     assert (record.kind, record.has_id, record.id, record.method) == _classified_plainly(value)
     assert record.params is (value.get("params") if record.kind in (Kind.REQUEST, Kind.NOTIFICATION) else None)
+    # every other field as Record(...) leaves it (classify makes its record itself: model.record_maker)
+    plain = Record("<t>", 1, record.kind, b"", value, record.has_id, record.id, record.method, record.params,
+                   error=record.error)
+    assert type(record) is Record
+    for field in dataclasses.fields(Record):
+        assert getattr(record, field.name) is getattr(plain, field.name), field.name

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from mcplint.model import Direction, Kind, Record, new_record
+from mcplint.model import Direction, Kind, Record, record_maker
 
 #: A message spread over more lines than this is not re-assembled (IO003 detection bound).
 MAX_CONTINUATION_LINES = 200
@@ -99,25 +99,41 @@ def decode_line(data: bytes) -> tuple[str, frozenset[str]]:
     return text, frozenset(flags)
 
 
-def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
-    """Classify one parsed JSON value as a record (batch elements included)."""
+#: :func:`classify`'s reading of the common shapes: a request or notification (a string method, no
+#: result or error), a result or an error response (an id, no method), with the fewest member
+#: lookups; any other value is left to :func:`_classify_other`. (Source: the record is made in the
+#: same function, see :func:`mcplint.model.record_maker`.)
+_CLASSIFY_COMMON = """\
+    if type(value) is not dict:
+        return _classify_other(path, line, data, value)
+    method = value.get("method", _UNSET)
+    id = value.get("id", _UNSET)
+    if type(method) is str:
+        if "result" in value or "error" in value:
+            return _classify_other(path, line, data, value)
+        params = value.get("params")
+        if id is _UNSET:
+            kind, has_id, id = _NOTIFICATION, False, None
+        else:
+            kind, has_id = _REQUEST, True
+    elif method is _UNSET and id is not _UNSET:
+        if "result" in value:
+            kind = _RESULT
+        elif "error" in value:
+            kind = _ERROR
+        else:
+            return _classify_other(path, line, data, value)
+        has_id, method, params = True, None, None
+    else:
+        return _classify_other(path, line, data, value)
+    msg = value
+"""
+
+
+def _classify_other(path: str, line: int, data: bytes | str, value: Any) -> Record:
+    """:func:`classify` of a value in none of the common shapes."""
     if type(value) is dict:
-        # the common shapes first, with the fewest member lookups: a request or notification (a
-        # string method, no result or error), a result or an error response (an id, no method)
-        method = value.get("method", _UNSET)
-        rid = value.get("id", _UNSET)
-        if type(method) is str:
-            if "result" not in value and "error" not in value:
-                if rid is not _UNSET:
-                    return new_record(path, line, _REQUEST, data, value, True, rid, method, value.get("params"))
-                return new_record(path, line, _NOTIFICATION, data, value, False, None, method, value.get("params"))
-        elif method is _UNSET and rid is not _UNSET:
-            if "result" in value:
-                return new_record(path, line, _RESULT, data, value, True, rid, None, None)
-            if "error" in value:
-                return new_record(path, line, _ERROR, data, value, True, rid, None, None)
-        if method is _UNSET:
-            method = None
+        method = value.get("method")
         has_method = "method" in value
         has_id = "id" in value
         if has_method and type(method) is not str:
@@ -145,6 +161,14 @@ def classify(path: str, line: int, data: bytes | str, value: Any) -> Record:
         return record
     name = "null" if value is None else type(value).__name__
     return Record(path, line, _INVALID, data, msg=value, error=f"a JSON {name} is not a message")
+
+
+#: ``classify(path, line, data, value)``
+classify: Callable[[str, int, bytes | str, Any], Record] = record_maker(
+    "classify", "path, line, data, value, /", _CLASSIFY_COMMON,
+    {"_UNSET": _UNSET, "_classify_other": _classify_other, "_REQUEST": _REQUEST, "_NOTIFICATION": _NOTIFICATION,
+     "_RESULT": _RESULT, "_ERROR": _ERROR})
+classify.__doc__ = "Classify one parsed JSON value as a record (batch elements included)."
 
 
 def _child(path: str, line: int, data: bytes | str, value: Any, parent: Record) -> Record:
