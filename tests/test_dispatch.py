@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mcplint.analysis import engine as engine_module
 from mcplint.analysis.engine import Engine
 from mcplint.rules import all_rules
-from mcplint.rules._base import FAMILY_FEATURES
+from mcplint.rules._base import FAMILY_FEATURES, TRACKERS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -26,12 +26,15 @@ SEMANTIC = frozenset({"flags", "undirected"})
 
 @contextmanager
 def unpruned():
-    """Every rule dispatched on every record of its kinds, methods, revisions and phases, and
-    every finisher called at the end of every session of its revisions."""
+    """Every rule and tracker dispatched on every record of its kinds, methods, revisions and
+    phases, and every finisher called at the end of every session of its revisions."""
     always = classmethod(lambda cls, *args: True)
     patched = {(cls, hook): vars(cls)[hook] for cls in {type(r) for r in all_rules()}
                for hook in ("dispatches", "awaits") if hook in vars(cls)}
     requires = {type(r): type(r).requires for r in all_rules()}
+    requires_any = {cls: vars(cls)["requires_any"] for cls in {type(r) for r in all_rules()} | set(TRACKERS)
+                    if "requires_any" in vars(cls)}
+    tracker_requires = {cls: vars(cls)["requires"] for cls in TRACKERS if "requires" in vars(cls)}
     needs = {cls: vars(cls)["finish_needs"] for cls in {type(r) for r in all_rules()} if "finish_needs" in vars(cls)}
     try:
         for cls, hook in patched:
@@ -40,6 +43,10 @@ def unpruned():
             cls.requires = needed & SEMANTIC
         for cls in needs:
             cls.finish_needs = None
+        for cls in requires_any:
+            cls.requires_any = frozenset()
+        for cls in tracker_requires:
+            cls.requires = frozenset()
         yield
     finally:
         for (cls, hook), value in patched.items():
@@ -48,6 +55,10 @@ def unpruned():
             cls.requires = value
         for cls, value in needs.items():
             cls.finish_needs = value
+        for cls, value in requires_any.items():
+            cls.requires_any = value
+        for cls, value in tracker_requires.items():
+            cls.requires = value
 
 
 def findings(data: bytes, name: str) -> list[tuple]:
@@ -129,9 +140,12 @@ def test_random_captures_find_the_same_with_and_without_pruning(lines):
     same_with_and_without_pruning(data, "x.mcplog")
 
 
-def test_every_feature_a_rule_requires_exists():
+def test_every_feature_a_rule_or_tracker_requires_exists():
+    known = set(engine_module.FEATURES) | set(FAMILY_FEATURES)
     for rule in all_rules():
-        assert rule.requires <= set(engine_module.FEATURES) | set(FAMILY_FEATURES), rule.code
+        assert rule.requires | rule.requires_any <= known, rule.code
+    for cls in TRACKERS:
+        assert cls.requires | cls.requires_any <= known, cls.__name__
 
 
 CLEAN = b"""\

@@ -770,3 +770,21 @@ def test_tk003_leaves_at_once_while_no_listed_tool_requires_a_task():
     from mcplint.rules.tasks import RequiredToolInvokedWithoutTask
 
     assert RequiredToolInvokedWithoutTask().check(None, SimpleNamespace(state={})) == ()
+
+
+def test_tracker_commits_only_task_records_and_answers_that_may_end_an_operation(monkeypatch):
+    """TaskTracker is planned on records with the "task" feature, and, once a task request made an
+    operation, on any answer (one that reuses the operation's id ends it): ordinary traffic before
+    costs it nothing; a tools/list result goes to RequiredTaskTools."""
+    from mcplint.rules.tasks import RequiredTaskTools, TaskTracker
+
+    committed = []
+    for cls in (TaskTracker, RequiredTaskTools):
+        commit = cls.commit
+        monkeypatch.setattr(cls, "commit", lambda self, record, session, commit=commit, name=cls.__name__:
+                            committed.append((name, record.line)) or commit(self, record, session))
+    ping = c2s({"id": 4, "method": "ping"}) + s2c({"id": 4, "result": {}})
+    reuse = (op(5, "tasks/get", "T1") + c2s({"id": 5, "method": "tools/call", "params": {"name": "echo"}})
+             + s2c({"id": 5, "result": {"content": []}}))
+    run_transcript(BASE + ping + reuse + ping)
+    assert committed == [("RequiredTaskTools", 3), ("TaskTracker", 6), ("TaskTracker", 8), ("TaskTracker", 10)]

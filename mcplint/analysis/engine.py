@@ -13,10 +13,12 @@ from mcplint.input.readers import open_frames
 from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.rules import all_rules
 from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
+from mcplint.rules.tasks import OPS_FACT
 
 #: Record features rules may require (``Rule.requires``), as bits of the dispatch key.
 FEATURES = {"flags": 1, "undirected": 2, "timed": 4, "http": 8, "meta": 16, "first": 32, "envelope": 64,
-            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024, "token": 2048, "cursor": 4096}
+            "task": 128, "signs": 256, "reused-id": 512, "overlap": 1024, "token": 2048, "cursor": 4096,
+            "task-ops": 8192}
 
 #: the 2025-11-25 task utility's methods: ``tasks/*`` and ``notifications/tasks/status``
 TASK_METHODS = frozenset(name for name in protocol.METHODS if "tasks/" in name)
@@ -43,7 +45,9 @@ def record_features(record: Record, session: Session) -> int:
     ``params.task``; a result with a ``task`` member (a CreateTaskResult); a response to a task
     method or to a request with ``params.task``; progress for a request answered with a task
     (``RequestEntry.task``) or with ``_meta`` (which may name a related task). Why this covers every
-    task rule: ``rules/tasks.py``."""
+    task rule: ``rules/tasks.py``. "task-ops" (8192): a response to a request the analyzer found,
+    in a session whose task requests made the ``tasks.OPS_FACT`` plan fact (it may end the operation of
+    a task request whose id it shares: ``TaskTracker``)."""
     kind = record.kind
     msg = record.msg
     direction = record.direction
@@ -74,6 +78,8 @@ def record_features(record: Record, session: Session) -> int:
         else:
             params = request.params
             task = request.method in TASK_METHODS or (type(params) is dict and "task" in params)
+            if OPS_FACT in session.plan_facts:
+                bits |= 8192
     elif kind is _REQUEST:
         holder = record.params
         bits = 0 if (type(msg) is dict and msg.get("jsonrpc") == "2.0"
@@ -113,6 +119,8 @@ def record_features(record: Record, session: Session) -> int:
         if type(holder) is dict and "_meta" in holder:
             bits |= _meta_bit(holder["_meta"])
         task = kind is _ERROR and _answers_task(record, kind, holder)
+        if kind is _ERROR and record.request is not None and OPS_FACT in session.plan_facts:
+            bits |= 8192
     if record.flags:
         bits |= 1
     if direction is None:
@@ -200,18 +208,23 @@ class Engine:
         features = FEATURES | {name: 1 << (16 + i) for i, name in enumerate(sorted(FAMILY_FEATURES))}
         self._family_bits = sum(features[name] for name in FAMILY_FEATURES)
         self._clean_tests: dict[tuple[Kind, str], list[tuple[int, object]]] = {}
-        required = {name for rule in self.rules for name in rule.requires}
+        # family trackers, then observers (stats, timelines) that watch the same records
+        self.trackers = [cls() for cls in TRACKERS] + list(observers)
+        # id of a rule or tracker -> (features that must all hold, of which one must hold), where it names any
+        requiring = [(r, r.requires, r.requires_any) for r in self.rules if r.requires or r.requires_any]
+        requiring += [(t, t.requires, t.requires_any) for t in self.trackers  # (observers may not say)
+                      if getattr(t, "requires", None) or getattr(t, "requires_any", None)]
+        self._requires = {id(who): (sum(features[name] for name in every), sum(features[name] for name in one))
+                          for who, every, one in requiring}
+        required = {name for _, every, one in requiring for name in (*every, *one)}
         for name, (kind, methods, clean) in FAMILY_FEATURES.items():
             for method in methods if name in required else ():
                 self._clean_tests.setdefault((kind, method), []).append((features[name], clean))
-        self._required = {r.code: sum(features[name] for name in r.requires) for r in self.rules}
         self._finishers = [r for r in self.rules if type(r).finish is not Rule.finish]
         # the Session.state keys some finisher needs (Rule.finish_needs)
         self._finish_keys = frozenset(key for r in self._finishers for key in _state_needs(r))
         self._finishers_for: dict[tuple, tuple] = {}  # _finish's key -> bound finish methods to call
         self._file_finishers = [r for r in self.rules if type(r).finish_file is not Rule.finish_file]
-        # family trackers, then observers (stats, timelines) that watch the same records
-        self.trackers = [cls() for cls in TRACKERS] + list(observers)
         self._tracker_finishers = [t for t in self.trackers if getattr(type(t), "finish", None) is not Tracker.finish]
         self.crashes: list[str] = []
         self._seq = 0  # the next record's arrival number (Record.seq)
@@ -342,12 +355,22 @@ class Engine:
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
-                 and self._required[r.code] & features == self._required[r.code]
+                 and self._wants(r, features)
                  and r.dispatches(kind, method, version, modern)
                  and r.awaits(facts, kind, method)),
                 key=lambda r: r.code))
-            plan = self._dispatch[key] = (checks, self._trackers_for(record, session))
+            trackers = tuple(t for t in self._trackers_for(record, session) if self._wants(t, features))
+            plan = self._dispatch[key] = (checks, trackers)
         return plan
+
+    def _wants(self, who: Rule | Tracker, features: int) -> bool:
+        """Whether the record ``features`` hold what the rule or tracker ``who`` requires (all of
+        ``requires``, one of ``requires_any`` if it names any)."""
+        required = self._requires.get(id(who))
+        if required is None:
+            return True
+        every, one = required
+        return features & every == every and (not one or bool(features & one))
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
         """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""

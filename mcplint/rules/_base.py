@@ -68,6 +68,8 @@ class Rule:
     #: "signs" (its line may hold a secret-scan literal: ``Record.signs`` is not 0), and those that
     #: rule families define (:func:`feature`)
     requires: ClassVar[frozenset[str]] = frozenset()
+    #: record features of which at least one must hold (besides ``requires``); empty: no such test
+    requires_any: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None
     #: what :meth:`finish` needs to find anything (None: it is called at the end of every session
@@ -252,6 +254,11 @@ class Tracker:
 
     kinds: ClassVar[frozenset[Kind]] = frozenset()
     methods: ClassVar[frozenset[str] | None] = None
+    #: record features that must all hold, and of which one must hold, for :meth:`commit` to be
+    #: called (as ``Rule.requires`` and ``Rule.requires_any``, planned with the rules); a record
+    #: whose commit changes its revision or the session's era is committed without these tests
+    requires: ClassVar[frozenset[str]] = frozenset()
+    requires_any: ClassVar[frozenset[str]] = frozenset()
     #: the per-session facts object: a class called without arguments (a dataclass)
     facts: ClassVar[type] = dict
 

@@ -347,6 +347,11 @@ def state_for_payload(record: Record, session) -> TaskState | None:
 #: plan fact: a tools/list result of the session listed a tool whose taskSupport is "required" (TK003)
 _REQUIRED_TOOLS = "tasks-required-tool"
 _REQUIRED_TOOLS_FACTS = frozenset({_REQUIRED_TOOLS})
+#: the plan fact of a session whose task requests made an operation (``TaskFacts.ops``; once made,
+#: kept): a later response with the id of one may end it, whatever it answers (the engine's
+#: "task-ops" feature)
+OPS_FACT = "tasks-ops"
+_OPS_FACTS = frozenset({OPS_FACT})
 
 
 @tracker
@@ -355,6 +360,9 @@ class TaskTracker(Tracker):
 
     kinds = frozenset({Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR})
     methods = frozenset({*TASK_METHODS, STATUS_NOTIFICATION, *AUGMENTABLE}) | protocol.REQUEST_METHODS
+    # (commit changes nothing else: a response that is not a task record ends an operation only
+    # in a session with OPS_FACT)
+    requires_any = frozenset({"task", "task-ops"})
     facts = TaskFacts
 
     @classmethod
@@ -364,11 +372,9 @@ class TaskTracker(Tracker):
 
     @classmethod
     def dispatches(cls, kind, method, revision, modern):
-        # as commit's first tests; outside 2025-11-25 only a tools/list result changes anything
-        # (the plan fact of a listed tool that requires tasks), as commit returns before the rest
-        if revision != protocol.V2025_11_25:
-            return method == "tools/list" and (kind is Kind.RESULT or kind is Kind.ERROR)
-        return kind is Kind.RESULT or kind is Kind.ERROR or method in _OBSERVED
+        # as commit's first tests (outside 2025-11-25 it returns before changing anything)
+        return revision == protocol.V2025_11_25 and (kind is Kind.RESULT or kind is Kind.ERROR
+                                                     or method in _OBSERVED)
 
     def commit(self, record: Record, session) -> None:
         # Only tasks/* requests, status notifications, responses to tasks/* and results with a
@@ -380,8 +386,6 @@ class TaskTracker(Tracker):
                 return
         else:
             method = request.method
-            if method == "tools/list":
-                self._tools_page(record, session)
             if method not in TASK_METHODS:
                 msg = record.msg
                 result = msg.get("result") if type(msg) is dict else None
@@ -426,21 +430,14 @@ class TaskTracker(Tracker):
         if method == "tasks/list" and record.kind is Kind.RESULT:
             self._list_page(record, facts)
 
-    def _tools_page(self, record: Record, session) -> None:
-        """Note a listed tool that requires tasks (TK003 judges calls only in such sessions); any
-        tools/list result counts, as the analyzer's catalog only takes tools from those."""
-        result = result_of(record)
-        tools = result.get("tools") if isinstance(result, dict) else None
-        if isinstance(tools, list) and any(requires_task(tool) for tool in tools):
-            self.of(session).required_tools = True
-            set_plan_facts(session, _REQUIRED_TOOLS, _REQUIRED_TOOLS_FACTS)
-
     @staticmethod
     def _request(record: Record, session, facts: TaskFacts) -> None:
         direction = record.direction
         task_id = params_of(record).get("taskId")
         state = facts.get(direction, task_id)
         facts.ops[(direction, id_key(record.id))] = TaskOp(task_id, state, state.status if state else None)
+        if OPS_FACT not in session.plan_facts:
+            set_plan_facts(session, OPS_FACT, _OPS_FACTS)
         if record.method == "tasks/list" and params_of(record).get("cursor") is None:
             facts.listings[direction] = Listing(record)
         if record.method != "tasks/get" or state is None:
@@ -497,6 +494,23 @@ class TaskTracker(Tracker):
                 if side is requestor and task_id not in listing.ids and state.created is not None \
                         and state.created.seq < listing.start.seq and state.status != "cancelled":
                     facts.unlisted[(side, task_id)] = record
+
+
+@tracker
+class RequiredTaskTools(Tracker):
+    """Notes a listed tool that requires tasks (TK003 judges calls only in such sessions), in
+    ``TaskFacts.required_tools`` and a plan fact; any tools/list result counts, as the analyzer's
+    catalog only takes tools from those (in any revision: a tools/list result is no task record)."""
+
+    kinds = frozenset({Kind.RESULT})
+    methods = frozenset({"tools/list"})
+
+    def commit(self, record: Record, session) -> None:
+        result = result_of(record)
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if isinstance(tools, list) and any(requires_task(tool) for tool in tools):
+            TaskTracker.of(session).required_tools = True
+            set_plan_facts(session, _REQUIRED_TOOLS, _REQUIRED_TOOLS_FACTS)
 
 
 def facts_of(session) -> TaskFacts:
