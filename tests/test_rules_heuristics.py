@@ -11,6 +11,7 @@ import io
 from datetime import UTC, datetime, timedelta
 
 import orjson
+import pytest
 
 from mcplint.analysis.engine import Engine
 from mcplint.rules.heuristics import (
@@ -371,7 +372,8 @@ def test_retry_rules_are_not_called_for_exempt_methods(monkeypatch):
     ping = {"jsonrpc": "2.0", "method": "ping"}
     text = INIT + line("C→S", {**ping, "id": 1}) + line("C→S", tools_list(2)) + line("C→S", {**ping, "id": 3})
     run_transcript(text, Engine([RetryStorm(), TimeoutWithoutCancel()]))
-    assert sorted(seen) == [("HX004", "tools/list"), ("HX009", "initialize"), ("HX009", "tools/list")]
+    # (the initialize comes alone: neither is called on it; tools/list overlaps the first ping)
+    assert sorted(seen) == [("HX004", "tools/list"), ("HX009", "tools/list")]
 
 
 # -- HX010 ---------------------------------------------------------------------------------------------
@@ -638,6 +640,8 @@ class EagerReissue(TimeoutWithoutCancel):
 
 
 class EagerStorm(RetryStorm):
+    requires_any = frozenset()  # called on every request
+
     def check(self, record, session):
         if record.direction is None or not record.has_id:
             return ()
@@ -692,13 +696,16 @@ def _events(steps):
 
 
 @settings(max_examples=300, deadline=None)
-@given(_STEPS, st.booleans())
+@given(_STEPS, st.sampled_from([None, 1, 2, 3]))
 def test_retry_rules_find_what_their_eager_definitions_find(steps, timed):
+    """``timed``: None, untimed; 1, every message has a timestamp; 2 or 3, every second or third
+    message has none (HX009 is not called on a request that comes alone until a timed one came)."""
     events = _events(steps)
     if timed:
         def run(rules):
-            lines = [orjson.dumps({"ts": (EPOCH + timedelta(seconds=t)).isoformat(), "dir": d, "msg": m})
-                     for t, d, m in events]
+            lines = [orjson.dumps({**({"ts": (EPOCH + timedelta(seconds=t)).isoformat()}
+                                      if timed == 1 or i % timed else {}), "dir": d, "msg": m})
+                     for i, (t, d, m) in enumerate(events)]
             return list(Engine(rules).lint_stream(io.BytesIO(b"\n".join(lines) + b"\n"), "<c>", "capture"))
     else:
         text = INIT + "".join(line("C→S" if d == "c2s" else "S→C", m) for _, d, m in events[3:])
@@ -708,3 +715,19 @@ def test_retry_rules_find_what_their_eager_definitions_find(steps, timed):
     assert [(f.line, f.message) for f in run([TimeoutWithoutCancel()])] \
         == [(f.line, f.message) for f in run([EagerReissue()])]
     assert _storm_findings(run([RetryStorm()])) == _storm_findings(run([EagerStorm()]))
+
+
+@pytest.mark.parametrize("before", [[], [("c2s", "ping")], [("s2c", "server")], [("c2s", "other"), ("s2c", "answer")]])
+def test_retry_storm_counts_the_copy_that_came_alone(before):
+    """HX009 is not called on an untimed request that comes alone (nothing of its sender open):
+    the first of five open copies is found at the next call, as its sender's oldest open request
+    (unless an open ping came before: then none comes alone)."""
+    messages = {"ping": {"jsonrpc": "2.0", "id": 90, "method": "ping"}, "other": call(91, arguments={"q": 9}),
+                "answer": result(91),
+                "server": {"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage",
+                           "params": {"messages": [], "maxTokens": 10}}}
+    text = INIT + "".join(line("C→S" if d == "c2s" else "S→C", messages[m]) for d, m in before) \
+        + "".join(line("C→S", call(i, arguments={"q": 0})) for i in range(1, 6))
+    found = _storm_findings(run_transcript(text, Engine([RetryStorm()])))
+    assert found == _storm_findings(run_transcript(text, Engine([EagerStorm()])))
+    assert len(found) == 1

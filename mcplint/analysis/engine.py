@@ -210,12 +210,16 @@ class Engine:
         self._clean_tests: dict[tuple[Kind, str], list[tuple[int, object]]] = {}
         # family trackers, then observers (stats, timelines) that watch the same records
         self.trackers = [cls() for cls in TRACKERS] + list(observers)
-        # id of a rule or tracker -> (features that must all hold, of which one must hold), where it names any
+        # id of a rule or tracker -> (features that must all hold, features and plan facts of which
+        # one must hold), where it names any
         requiring = [(r, r.requires, r.requires_any) for r in self.rules if r.requires or r.requires_any]
         requiring += [(t, t.requires, t.requires_any) for t in self.trackers  # (observers may not say)
                       if getattr(t, "requires", None) or getattr(t, "requires_any", None)]
-        self._requires = {id(who): (sum(features[name] for name in every), sum(features[name] for name in one))
-                          for who, every, one in requiring}
+        self._requires = {
+            id(who): (sum(features[name] for name in every),
+                      sum(features[name] for name in one if not name.startswith("fact:")),
+                      frozenset(name[5:] for name in one if name.startswith("fact:")))
+            for who, every, one in requiring}
         required = {name for _, every, one in requiring for name in (*every, *one)}
         for name, (kind, methods, clean) in FAMILY_FEATURES.items():
             for method in methods if name in required else ():
@@ -355,22 +359,23 @@ class Engine:
                 (r for r in chosen if self.applies(r, version, modern)
                  and (r.phases is None or phase in r.phases)
                  and (r.answers is None or answer in r.answers)
-                 and self._wants(r, features)
+                 and self._wants(r, features, facts)
                  and r.dispatches(kind, method, version, modern)
                  and r.awaits(facts, kind, method)),
                 key=lambda r: r.code))
-            trackers = tuple(t for t in self._trackers_for(record, session) if self._wants(t, features))
+            trackers = tuple(t for t in self._trackers_for(record, session) if self._wants(t, features, facts))
             plan = self._dispatch[key] = (checks, trackers)
         return plan
 
-    def _wants(self, who: Rule | Tracker, features: int) -> bool:
-        """Whether the record ``features`` hold what the rule or tracker ``who`` requires (all of
-        ``requires``, one of ``requires_any`` if it names any)."""
+    def _wants(self, who: Rule | Tracker, features: int, facts: frozenset[str]) -> bool:
+        """Whether the record ``features`` and the session's plan ``facts`` hold what the rule or
+        tracker ``who`` requires (all of ``requires``, one of ``requires_any`` if it names any)."""
         required = self._requires.get(id(who))
         if required is None:
             return True
-        every, one = required
-        return features & every == every and (not one or bool(features & one))
+        every, one, one_fact = required
+        return features & every == every and (not (one or one_fact) or bool(features & one)
+                                              or not one_fact.isdisjoint(facts))
 
     def applies(self, rule: Rule, version: str | None, modern: bool) -> bool:
         """Whether ``rule`` covers ``version`` (unknown versions: the session's era)."""

@@ -68,7 +68,9 @@ class Rule:
     #: "signs" (its line may hold a secret-scan literal: ``Record.signs`` is not 0), and those that
     #: rule families define (:func:`feature`)
     requires: ClassVar[frozenset[str]] = frozenset()
-    #: record features of which at least one must hold (besides ``requires``); empty: no such test
+    #: record features of which at least one must hold (besides ``requires``); empty: no such test.
+    #: ``"fact:NAME"`` names a plan fact (``Session.plan_facts``, :func:`set_plan_facts`) that counts
+    #: as one of them
     requires_any: ClassVar[frozenset[str]] = frozenset()
     #: for responses: the analyzer's ``record.answer`` values the rule judges; None = any
     answers: ClassVar[frozenset[str] | None] = None

@@ -37,6 +37,7 @@ from mcplint.rules._base import (
     params_of,
     result_of,
     rule,
+    set_plan_facts,
 )
 from mcplint.rules._secrets import (
     AUTH_PROBES,
@@ -80,6 +81,7 @@ def seconds(earlier: Record | None, later: Record | None) -> float | None:
 
 
 _C2S, _S2C, _NOTIFICATION = Direction.C2S, Direction.S2C, Kind.NOTIFICATION
+_SIDES = (_C2S, _S2C)
 #: entries a rule's per-session table keeps (the oldest inserted are forgotten first, as in a Bounded)
 _KEPT = 10_000
 
@@ -487,6 +489,11 @@ _HX008_STATE = ListChangeWithoutNotification.__name__  # its key in Session.stat
 
 # -- HX009 retry-storm ----------------------------------------------------------------------------
 _ERROR = Kind.ERROR
+#: plan fact: a request with a timestamp came in the session (RetryStorm judges every request then)
+_STORM_TIMED = "retry-storm-timed"
+_STORM_TIMED_FACTS = frozenset({_STORM_TIMED})
+#: what a request must show for RetryStorm to be called on it (but with count 1)
+_STORM_NEEDS = frozenset({"overlap", "timed", "fact:" + _STORM_TIMED})
 
 
 @rule
@@ -512,6 +519,13 @@ class RetryStorm(Rule):
     def dispatches(cls, kind, method, revision, modern):
         return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
+    @property
+    def requires_any(self) -> frozenset[str]:
+        """Not called on a request that comes alone() without a timestamp in a session without
+        timed requests (the engine's "overlap" and "timed" features, the plan fact of a timed
+        request): check would only remember it (see there). With ``count`` 1 each request is a storm."""
+        return _STORM_NEEDS if self.count > 1 else frozenset()
+
     def check(self, record, session):
         direction = record.direction
         if direction is None or not record.has_id:
@@ -519,6 +533,7 @@ class RetryStorm(Rule):
         state = session.state.get(type(self))
         if state is None:
             state = session.state[type(self)] = _Storms()
+        seen, state.seen = state.seen, record.seq
         # Untimed, a copy counts while it is open: a request that comes alone() in a session of
         # untimed requests starts its chain afresh, so it is only remembered (per sender) and its
         # chain made at the next request that does not come alone. A remembered request dropped
@@ -530,10 +545,22 @@ class RetryStorm(Rule):
                 and not session.limits_hit:
             state.held[direction] = record
             return ()
-        if t is not None:
-            state.timed = True
-        chains = state.chains
         held = state.held
+        if not state.timed:
+            # The engine does not call this on a request that comes alone (requires_any): the
+            # latest of each sender since the last call, if still open, is its oldest open request
+            # (any other came after it, not alone, and was judged). If answered, no copy of its
+            # call by its sender was open when it came, nor is it: its chain holds none that counts.
+            for side in _SIDES:
+                for oldest in session.pending.get(side, EMPTY).values():
+                    early = oldest.record
+                    if early.seq > seen and early.method not in self.exempt:
+                        held[side] = early
+                    break
+        if t is not None and not state.timed:
+            state.timed = True
+            set_plan_facts(session, _STORM_TIMED, _STORM_TIMED_FACTS)
+        chains = state.chains
         if held:  # in arrival order, as they would have been keyed
             for early in sorted(held.values(), key=_seq):
                 keep(chains, (early.direction, call_key(early)), [early])
@@ -601,14 +628,15 @@ class RetryStorm(Rule):
 class _Storms:
     """What :class:`RetryStorm` keeps of a session: (sender, call key) -> the copies that still
     count; the requests that came alone, not keyed yet (sender -> the latest); whether a request
-    with a timestamp came."""
+    with a timestamp came; the last request judged."""
 
-    __slots__ = ("chains", "held", "timed")
+    __slots__ = ("chains", "held", "seen", "timed")
 
     def __init__(self):
         self.chains: dict = {}
         self.held: dict = {}
         self.timed = False
+        self.seen = -1  # the arrival number of the last request the rule was called on
 
 
 def _seq(record: Record) -> int:
