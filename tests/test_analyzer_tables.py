@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.analysis.analyzer import Analyzer, Bounded, Limits, Session, SessionTable, progress_ref
+from mcplint.analysis.analyzer import UNWRITTEN, Analyzer, Bounded, Limits, Session, SessionTable, progress_ref
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
 from mcplint.model import Direction
@@ -54,6 +54,10 @@ def test_a_session_writes_no_shared_empty_table():
         unread.commit(record)
     assert list(first.limits_hit) == ["answered:c2s"] and sum(unread.current.unreadable.values()) == 1
     assert not second.limits_hit and not second.unreadable and not Session("t", "3", 3).tools.names
+    for write in (lambda t: t.__setitem__("x", 1), lambda t: t.setdefault("x", 1), lambda t: t.update(x=1)):
+        with pytest.raises(TypeError):
+            write(second.limits_hit)
+    assert second.limits_hit == {} and second.tools.tools.get("x") is None and second.limits_hit is UNWRITTEN
 
 
 def test_a_table_is_made_on_first_use_with_the_session_limits():

@@ -13,7 +13,7 @@ import re
 import sys
 from collections import OrderedDict, deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -70,23 +70,29 @@ class Phase:
     STATELESS = "stateless"  # 2026-07-28 traffic: no handshake
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, init=False)
 class RequestEntry:
     """What the analyzer remembers of one request."""
 
     record: Record
-    response: Record | None = None
-    cancel: Record | None = None
-    token: Any = None
-    last_progress: float | None = None
-    last_progress_record: Record | None = None
-    total: float | None = None
-    task: bool = False  # answered with a CreateTaskResult (2025-11-25)
+    response: Record | None
+    cancel: Record | None
+    token: Any
+    last_progress: float | None
+    last_progress_record: Record | None
+    total: float | None
+    task: bool  # answered with a CreateTaskResult (2025-11-25)
     #: a line too long to read (IO013) that came while it was open and may have been its response
-    unread_answer: Record | None = None
+    unread_answer: Record | None
     #: the :class:`ProgressRef` of its integer or string token while it is live, made for the first
     #: progress notification and shared by the next ones (a cycle: release and _compact cut it)
-    ref: ProgressRef | None = None
+    ref: ProgressRef | None
+
+    def __init__(self, record: Record):
+        # (written out: one is made per request, and the dataclass's took a default per field)
+        self.record, self.task = record, False
+        self.response = self.cancel = self.token = self.last_progress = self.last_progress_record = self.total = \
+            self.unread_answer = self.ref = None
 
     @property
     def pending(self) -> bool:
@@ -281,6 +287,24 @@ EMPTY: Any = _RELEASED
 _NO_NAMES: frozenset = frozenset()
 
 
+class _Unwritten(dict):
+    """An empty dict that refuses to be written: what a session's table reads before the session
+    writes one of its own. Its reads are a dict's (a read of :data:`EMPTY`, a mapping proxy, goes
+    through a method call on the dict behind it)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("a shared empty table is read-only")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = __ior__ = _refuse
+
+
+#: the shared empty table of :class:`Session` limit notes and unreadable counts and of a
+#: :class:`ToolCatalog`'s tools until the session writes its own
+UNWRITTEN: Any = _Unwritten()
+
+
 @dataclass(slots=True, eq=False, init=False)
 class ToolCatalog:
     """The server's tools as the client last listed them.
@@ -301,7 +325,7 @@ class ToolCatalog:
     started: bool  # the traversal began with a first page the capture holds
 
     def __init__(self) -> None:
-        self.names, self.tools = _NO_NAMES, EMPTY  # (read-only until a page is listed)
+        self.names, self.tools = _NO_NAMES, UNWRITTEN  # (read-only until a page is listed)
         self.complete = self.stale = self.listed = self.truncated = self.started = False
         self.next_cursor = None
 
@@ -368,9 +392,9 @@ class Session:
     finished_tokens: Sides  # tokens of answered requests
     # undirected, invalid_ids, unread_requests, tools: properties below, each made when first read
     recent: dict[Direction, deque]  # (key, entry) of the latest answered, kept whole (a deque made at the first)
-    #: table -> record where it first forgot (EMPTY until one forgets: limit_reached)
+    #: table -> record where it first forgot (UNWRITTEN until one forgets: limit_reached)
     limits_hit: dict[str, Record]
-    unreadable: dict  # sender -> unparseable messages not yet answered (EMPTY until the first)
+    unreadable: dict  # sender -> unparseable messages not yet answered (UNWRITTEN until the first)
     #: the reader's note that the client ended the session (mcplint capture's ``stdin-closed``, a
     #: host log's shutdown line, a HAR's accepted ``DELETE``; see :func:`client_ends`): messages
     #: after it went to a closed connection
@@ -400,7 +424,7 @@ class Session:
         self._undirected = self._invalid_ids = self._unread_requests = self._tools = None
         self.modern = self.midstream = self.server_asked = False
         self.phase, self.messages, self.plan_facts = Phase.NEW, 0, _NO_FACTS
-        self.limits_hit = self.unreadable = EMPTY
+        self.limits_hit = self.unreadable = UNWRITTEN
         self.first_message, self.state, self.recent = {}, {}, {}
         self.requests = sides = _RequestSides()
         sides.session, sides.limit = self, limits.answered
@@ -409,8 +433,7 @@ class Session:
         self.tokens = sides = _TokenSides()
         sides.session, sides.limit = self, limits.pending
         self.finished_tokens = sides = _FinishedSides()
-        answered = limits.answered
-        sides.session, sides.limit = self, answered if answered < MAX_FINISHED_TOKENS else MAX_FINISHED_TOKENS
+        sides.session, sides.limit = self, min(limits.answered, MAX_FINISHED_TOKENS)
 
     @property
     def undirected(self) -> Bounded:
@@ -446,7 +469,7 @@ class Session:
         being committed."""
         name = f"{table}:{direction.value}" if direction is not None else table
         if name not in self.limits_hit and self.last_record is not None:
-            if self.limits_hit is EMPTY:
+            if self.limits_hit is UNWRITTEN:
                 self.limits_hit = {}
             self.limits_hit[name] = self.last_record
 
@@ -519,7 +542,7 @@ class Session:
         self._undirected = self._invalid_ids = self._unread_requests = _RELEASED
         self._tools = _NO_TOOLS
         self.state.clear()
-        self.limits_hit = EMPTY
+        self.limits_hit = UNWRITTEN
         self.init_request = self.init_response = self.initialized = self.client_closed = None
         self.first_record = self.last_record = self.client_caps = self.server_caps = None
         self.first_message.clear()
@@ -1129,7 +1152,7 @@ class Analyzer:
                 session.invalid_ids[(record.direction, id_key(record.id))] = True
             if kind is _MALFORMED or kind is _INVALID:
                 unreadable = session.unreadable
-                if unreadable is EMPTY:
+                if unreadable is UNWRITTEN:
                     unreadable = session.unreadable = {}
                 unreadable[record.direction] = unreadable.get(record.direction, 0) + 1
                 if "oversized" in record.flags:
