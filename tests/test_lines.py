@@ -4,12 +4,13 @@ them one at a time, wherever the blocks end."""
 from __future__ import annotations
 
 import io
+from datetime import UTC, datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcplint.input import lines as lines_module
-from mcplint.input.lines import CUT_HEAD_BYTES, Cut, Lines
+from mcplint.input.lines import CUT_HEAD_BYTES, Cut, Lines, parse_ts
 from mcplint.input.literal_scan import MAX_SCAN, signs
 
 
@@ -76,3 +77,27 @@ def test_lines_longer_than_the_scan_are_left_to_the_rules():
     long = b"a" * (MAX_SCAN + 1)
     lines = Lines(io.BytesIO(b"{}\n" + long + b"\napikey\n"))
     assert [signs for _, signs in lines.tagged()] == [0, None, 1]
+
+
+def _parse_ts_plainly(ts):
+    """The reference: an ISO 8601 string's timestamp, a number (not a bool) as seconds, else None."""
+    if isinstance(ts, str):
+        try:
+            return datetime.fromisoformat(ts).timestamp()
+        except ValueError:
+            return None
+    return float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
+
+
+class _Text(str):
+    pass
+
+
+@given(st.one_of(st.datetimes(timezones=st.just(UTC)).map(lambda moment: moment.isoformat()),
+                 st.datetimes().map(lambda moment: moment.isoformat(timespec="milliseconds") + "Z"),
+                 st.text(max_size=30), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
+                 st.lists(st.integers(), max_size=2)))
+def test_parse_ts_reads_what_the_plain_reading_reads(ts):
+    assert parse_ts(ts) == _parse_ts_plainly(ts)
+    if isinstance(ts, str):
+        assert parse_ts(_Text(ts)) == _parse_ts_plainly(ts)  # a str subclass is still a string

@@ -210,10 +210,16 @@ def oversized_frame(line: int, data: bytes | str, cut: Cut, **facts: Any) -> Fra
                        "not parsed", **facts)
 
 
+_fromisoformat = datetime.fromisoformat
+
+
 def parse_ts(ts: Any) -> float | None:
-    if not isinstance(ts, str):
-        return float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
-    try:
-        return datetime.fromisoformat(ts).timestamp()
-    except ValueError:
-        return None
+    """Seconds since the epoch of a timestamp as captures give it: an ISO 8601 string, or a number
+    of seconds; None for anything else. (A string is tested first, and by its exact type: the
+    canonical capture's every record has one.)"""
+    if type(ts) is str or isinstance(ts, str):
+        try:
+            return _fromisoformat(ts).timestamp()
+        except ValueError:
+            return None
+    return float(ts) if isinstance(ts, (int, float)) and not isinstance(ts, bool) else None
