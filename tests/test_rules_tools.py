@@ -826,9 +826,9 @@ def test_plain_call_is_false_wherever_a_rule_it_gates_reports(feature_verdicts):
 
 
 def test_kept_argument_verdicts_hold_no_record():
-    """The verdicts TL008 keeps for the answer (tools._ARGUMENTS) name a request by its address and
-    arrival number: a record kept there would outlive its session (the garbage collector walked
-    every one of them on every collection)."""
+    """The verdicts TL008 keeps for the answer (tools._ARGUMENTS) name a request by its arrival
+    number: a record kept there would outlive its session (the garbage collector walked every one
+    of them on every collection)."""
     from mcplint.model import Record
     from mcplint.rules import tools
 

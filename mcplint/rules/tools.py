@@ -245,13 +245,14 @@ def quote_errors(errors: list[tuple[tuple, str]], base: tuple) -> str:
     return "; ".join(shown) + more
 
 
-#: id(tools/call request) -> (its seq, inputSchema, dialect, errors): the verdict TL008 found, which
-#: TL009 (and the "odd-answer" feature) reuse while the listed schema is the same object (dialect
-#: None: arguments its acceptor vouched for); emptied when full (answers follow their calls
-#: closely: a verdict forgotten is only made again). The request's arrival number tells it from a
-#: later one at the same address (the schema, kept, has its own): a request kept here would outlive
-#: its session, and the garbage collector would walk all of them, and their messages, again and
-#: again (about 4.7k instructions per record on the small shape)
+#: arrival number (``Record.seq``) of a tools/call request -> (inputSchema, dialect, errors): the
+#: verdict TL008 found, which TL009 (and the "odd-answer" feature) reuse while the listed schema is
+#: the same object (dialect None: arguments its acceptor vouched for); emptied when full (answers
+#: follow their calls closely: a verdict forgotten is only made again). Keyed by the number, not the
+#: record: a request kept here would outlive its session, and the garbage collector would walk all
+#: of them, and their messages, again and again (about 4.7k instructions per record on the small
+#: shape); not by the record's address either, which a later request reuses, so that when the
+#: table empties would depend on memory addresses (and with it the cost of a run)
 _ARGUMENTS: dict[int, tuple] = {}
 _ARGUMENTS_KEPT = 256
 _NO_ARGUMENTS: dict = {}
@@ -265,8 +266,8 @@ def vouched(session, request, params: dict, tool: Any, keep: bool = True) -> boo
     if type(tool) is not dict:
         return False
     schema = tool.get("inputSchema")
-    kept = _ARGUMENTS.get(id(request))
-    if kept is not None and kept[0] == request.seq and kept[1] is schema and kept[2] is None:
+    kept = _ARGUMENTS.get(request.seq)
+    if kept is not None and kept[0] is schema and kept[1] is None:
         return True  # (accepted by TL008 or plain_call: the answer's rules ask again)
     listed = session.state.get(ListedSchemas)  # (ListedSchemas.peek inline)
     seen = listed.get(id(schema)) if listed else None
@@ -276,7 +277,7 @@ def vouched(session, request, params: dict, tool: Any, keep: bool = True) -> boo
     if keep:
         if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
             _ARGUMENTS.clear()
-        _ARGUMENTS[id(request)] = (request.seq, schema, None, [])  # None: whatever the dialect
+        _ARGUMENTS[request.seq] = (schema, None, [])  # None: whatever the dialect
     return True
 
 
@@ -298,15 +299,15 @@ def argument_errors(session, request, revision, known_only: bool = False) -> tup
     if not isinstance(schema, dict) or not isinstance(arguments, dict):
         return name, None
     dialect = default_dialect(revision)  # all the verdict takes of the revision (schema_key)
-    kept = _ARGUMENTS.get(id(request))
-    if kept is not None and kept[0] == request.seq and kept[1] is schema and kept[2] == dialect:
-        return name, kept[3]
+    kept = _ARGUMENTS.get(request.seq)
+    if kept is not None and kept[0] is schema and kept[1] == dialect:
+        return name, kept[2]
     if known_only:
         return name, ...
     errors = instance_errors(schema, arguments, revision, session)
     if len(_ARGUMENTS) >= _ARGUMENTS_KEPT:
         _ARGUMENTS.clear()
-    _ARGUMENTS[id(request)] = (request.seq, schema, dialect, errors)
+    _ARGUMENTS[request.seq] = (schema, dialect, errors)
     return name, errors
 
 
@@ -1066,8 +1067,8 @@ def plain_answer(record) -> bool:
     tool = tools.tools.get(name)  # (its keys are the catalog's names)
     if tool is None:  # listed(session, name) inline; argument_errors finds None
         return not (tools.listed and tools.complete and not tools.stale)
-    kept = _ARGUMENTS.get(id(request))  # (the usual answer: vouched() inline, the verdict kept at the call)
-    if kept is not None and kept[0] == request.seq and kept[1] is tool.get("inputSchema") and kept[2] is None:
+    kept = _ARGUMENTS.get(request.seq)  # (the usual answer: vouched() inline, the verdict kept at the call)
+    if kept is not None and kept[0] is tool.get("inputSchema") and kept[1] is None:
         return True
     return not argument_errors(record.session, request, record.revision, known_only=True)[1]
 
