@@ -165,6 +165,9 @@ _RAW = st.sampled_from([
     '{"jsonrpc":"2.0","id":3}{"jsonrpc":"2.0","id":4,"result":{}}', '{', '"jsonrpc": "2.0", "id": 5}', '}',
     '{"jsonrpc":"2.0",\r"id":7,"method":"ping"}', '{"jsonrpc":"2.0","method":"ping"}\r\r',
     '', '  ', 'Starting server...', 'null', '{"a":"\x00"}', '{"a":1}\x00', 5, None, ["x"],
+    # objects in no common shape (classify's other reading)
+    '{"jsonrpc":"2.0","id":8,"method":"ping","result":{}}', '{"jsonrpc":"2.0","error":{"code":-1}}', '{"id":9}',
+    '{"method":3,"id":1}', '{"jsonrpc":"2.0","result":{}}',
     # secret-scan literals (Record.signs), with escapes around them in the capture line
     '{"jsonrpc":"2.0","id":5,"result":{"api_key":"sk-abc123def456ghi789","url":"https://u:p@h/\\"x"}}',
     '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"progressToken":"t"},"a":"Bearer \\"q1"}}',
@@ -200,7 +203,7 @@ def _capture_facts(record):
     must hold every bit of the message's own (the frame path leaves them unknown)."""
     facts = _facts(record)
     return (*facts[:10], _signs_cover(record), *facts[11:], record.ts, record.t, record.session_key,
-            record.transport, record.http)
+            record.transport, record.http, record.params)
 
 
 def _signs_cover(record) -> bool:
