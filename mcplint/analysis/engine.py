@@ -442,7 +442,7 @@ class Engine:
         and of the needs that hold (cheap tests of the session's state and tables)."""
         pending = session.pending
         key = (session.version, session.modern, self._finish_keys.intersection(session.state),
-               not pending.get(_C2S), not pending.get(_S2C), not session.limits_hit)
+               bool(pending.get(_C2S)), bool(pending.get(_S2C)), bool(session.limits_hit))
         finishers = self._finishers_for.get(key)
         if finishers is None:
             if len(self._finishers_for) > 256:  # odd versions and states: keep the cache bounded
@@ -450,14 +450,14 @@ class Engine:
             finishers = self._finishers_for[key] = self._plan_finish(*key)
         return finishers
 
-    def _plan_finish(self, version: str | None, modern: bool, keys: frozenset, no_c2s: bool, no_s2c: bool,
-                     no_limits: bool) -> tuple:
+    def _plan_finish(self, version: str | None, modern: bool, keys: frozenset, client_waits: bool,
+                     server_waits: bool, forgot: bool) -> tuple:
         """The bound finish methods to call at the end of a session of ``version`` and era whose
-        state holds ``keys`` (of the finishers' needs) and whose client's and server's open
-        requests and forgetting tables are or are not empty: those that apply and whose
+        state holds ``keys`` (of the finishers' needs), whose client and server do or do not
+        have requests open and whose tables did or did not forget: those that apply and whose
         ``finish_needs`` one holds."""
-        held = keys | {need for need, holds in (("pending:c2s", not no_c2s), ("pending:s2c", not no_s2c),
-                                                ("limits", not no_limits)) if holds}
+        held = keys | {need for need, holds in (("pending:c2s", client_waits), ("pending:s2c", server_waits),
+                                                ("limits", forgot)) if holds}
         return tuple(rule.finish for rule in self._finishers if self.applies(rule, version, modern)
                      and ((needs := _needs(rule)) is None or not held.isdisjoint(needs)))
 
