@@ -9,6 +9,7 @@ file went back to one process).
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from pathlib import Path
 
@@ -153,26 +154,59 @@ def test_the_first_part_is_planned_before_the_rest_of_the_file_is_scanned(tmp_pa
     assert [first, *rest] == parallel.plan(str(path), LintOptions(), 2)
 
 
+def test_the_rest_of_the_plan_is_made_in_a_forked_process(tmp_path):
+    """While the parent builds its engine and warms up, a child plans the rest of the files."""
+    paths = [str(write(tmp_path, f"many{n}.jsonl", jsonl(many_sessions(12 + n)))) for n in range(2)]
+    plans = [parallel.iter_parts(path, LintOptions(), 2) for path in paths]
+    first = next(plans[0])
+    planner = parallel._Planner.start(plans, paths, LintOptions(), 2, first)
+    assert planner is not None and planner.pid != os.getpid()
+    try:
+        assert [first, *planner.parts(0)] == parallel.plan(paths[0], LintOptions(), 2)
+        assert list(planner.parts(1)) == parallel.plan(paths[1], LintOptions(), 2)
+    finally:
+        planner.close()
+    assert planner.stream is None
+
+
+def test_a_planner_that_stops_early_leaves_the_rest_to_the_parent(tmp_path, monkeypatch):
+    path = write(tmp_path, "many.jsonl", jsonl(many_sessions(24)))
+    parent, planned_here = os.getpid(), []
+    real = parallel.iter_parts
+
+    def failing(*args):
+        planned_here.append(os.getpid())  # (a child's appends stay in the child)
+        for number, part in enumerate(real(*args)):
+            if number == 3 and os.getpid() != parent:
+                raise RuntimeError("the planner fails")
+            yield part
+
+    monkeypatch.setattr(parallel, "iter_parts", failing)
+    same([str(path)])
+    assert planned_here == [parent, parent]  # the plan begun, then the rest of it after the child failed
+
+
 @pytest.mark.parametrize("fmt", ["jsonl", "mcplog"])
 def test_a_part_is_read_the_fast_way_with_the_files_line_numbers(tmp_path, monkeypatch, fmt):
     """A part of a line-by-line file starts its line numbers where the part starts, and its
     lines still take the parser's fast path (no Frame per line)."""
     messages = many_sessions()
     path = write(tmp_path, f"many.{fmt}", jsonl(messages) if fmt == "jsonl" else capture(messages))
-    part = parallel.plan(str(path), LintOptions(), 2)[3]
+    parts = parallel.plan(str(path), LintOptions(), 2)
+    part = parts[3]
     monkeypatch.setattr(parallel.Parser, "_one", lambda *a: pytest.fail("a common line took the slow path"))
     seen: list[tuple[int, dict]] = []
-    real = parallel._until
+    real = parallel._phased
 
-    def watched(records, *args):
-        for record in real(records, *args):
+    def watched(records, log):
+        for record in real(records, log):
             seen.append((record.line, record.msg))
             yield record
 
-    monkeypatch.setattr(parallel, "_until", watched)
+    monkeypatch.setattr(parallel, "_phased", watched)
     parallel.lint_part(part, [r.code for r in all_rules()], LintOptions())
     lines = path.read_bytes().splitlines()
-    assert seen[0][0] == part.first_line and len(seen) == part.end_line - part.first_line
+    assert seen[0][0] == part.first_line and len(seen) == parts[4].first_line - part.first_line
     for number, msg in seen:
         line = orjson.loads(lines[number - 1])
         assert msg == (line if fmt == "jsonl" else orjson.loads(line["raw"]))
@@ -397,8 +431,18 @@ def test_a_message_spread_over_the_cut_sends_the_file_back(tmp_path):
     # the initialize line completes an earlier line's JSON: one process reads it as a continuation
     data = head + b'{"jsonrpc":"2.0","id":399,"result":\n' + init + b"}\n" + jsonl(many_sessions(4)[3:])
     path = write(tmp_path, "spread.jsonl", data)
-    assert "runs across" in in_parts(path)[3]
+    assert "across the cut" in in_parts(path)[3]
     same([str(path)])
+
+
+def test_a_line_cut_short_before_a_session_start_gives_the_same_findings(tmp_path):
+    """A part's bytes end at the cut, so a JSON prefix on its last line (which one process tries to
+    complete with the next line, and cannot) sends the file back too: the part cannot tell."""
+    head = jsonl(many_sessions(4))
+    path = write(tmp_path, "short.jsonl", head + b'{"jsonrpc":"2.0","id":399,"res\n' + jsonl(many_sessions(4)))
+    assert "across the cut" in in_parts(path)[3]
+    findings, _ = same([str(path)])
+    assert any(f.line == head.count(b"\n") + 1 for f in findings)
 
 
 def test_named_sessions_send_the_file_back(tmp_path):

@@ -15,9 +15,9 @@ speculatively and is checked afterwards:
   paths every rule reads and writes (:class:`TrackedDict`); when a part read something an
   earlier part wrote, its findings may depend on that part, and the whole file is linted again
   in one process. The analyzer's ``server_requests_seen`` is handled like a session number.
-* A part ends at the first record of the next one; a message spread over several lines
-  (IO003) that runs across the cut, a ``session`` key in the capture, or a cut after a session
-  without messages also sends the file back to one process.
+* A part reads its own bytes only (no record is tested for where the part ends); a message
+  spread over several lines (IO003) still open where they end, a ``session`` key in the capture,
+  or a cut after a session without messages also sends the file back to one process.
 
 So a file costs at most one extra pass, and only when its sessions really depend on each other.
 """
@@ -27,6 +27,7 @@ from __future__ import annotations
 import io
 import itertools
 import mmap
+import multiprocessing
 import os
 import pickle
 import signal
@@ -35,11 +36,11 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
-from mcplint.analysis.analyzer import Analyzer, SessionKey
+from mcplint.analysis.analyzer import Analyzer, Session, SessionKey
 from mcplint.analysis.engine import Engine
 from mcplint.analysis.lint import LintOptions, lint_file, lint_stream
 from mcplint.input.lines import iter_lines
@@ -320,6 +321,12 @@ class _PartAnalyzer(Analyzer):
         self.ordinal = ordinal - 1
         self.file_state = TrackedDict(log)
         log.own_from = ordinal
+        self.named_sessions = False  # a record named its session (files that do are not cut)
+
+    def _session_for(self, record: Record) -> Session:
+        if record.session_key is not None:
+            self.named_sessions = True
+        return super()._session_for(record)
 
     @property
     def server_requests_seen(self) -> bool:
@@ -343,8 +350,8 @@ class Part:
     start: int  # byte offset of its first line
     end: int  # byte offset where the next part starts (the file size for the last)
     first_line: int
-    end_line: int | None  # first line of the next part
     ordinal: int  # number of its first session
+    last: bool = False  # the file's last part
     server_requests: bool = False  # a server request was seen before it
 
 
@@ -400,26 +407,43 @@ class _Window:
             self.released = upto
 
 
-def _session_starts(data: mmap.mmap, fmt: str, max_line_bytes: int) -> Iterator[int]:
-    """Byte offsets of the lines that open a session, in order, found with a byte search and
-    confirmed line by line (a line longer than the limit is not read, so opens nothing)."""
-    needle = b"init" if fmt == "transcript" else b"initialize"  # transcripts: "# init V" too
-    # elsewhere the method's string value ends right after it (a JSON string's quote, escaped in a
-    # capture's raw text): "notifications/initialized" lines are not read
-    ends = None if fmt == "transcript" else (b'"', b"\\")
+def _hits(data: mmap.mmap, fmt: str, position: int, end: int) -> Iterator[tuple[int, int, int]]:
+    """``(hit, line start, line end)`` of each line in ``position..end`` that holds the method name
+    ``initialize`` (its first such place), in order, found with a byte search."""
+    # transcripts: "# init V" too; elsewhere the method's string value ends right after the name (a
+    # JSON string's quote, escaped in a capture's raw text), so "notifications/initialized" lines
+    # are not read; a JSON Lines session start holds the name unescaped, as its method
+    needle = b"init" if fmt == "transcript" else b'initialize"' if fmt == "jsonl" else b"initialize"
+    ends = (b'"', b"\\") if fmt == "capture" else None
+    after = len(needle)
     window = _Window(data)
-    position = data.find(needle)
+    window.released = position - position % mmap.PAGESIZE
+    position = data.find(needle, position, end)
     while position >= 0:
-        if ends is not None and data[position + len(needle):position + len(needle) + 1] not in ends:
-            position = data.find(needle, position + 1)
+        if ends is not None and data[position + after:position + after + 1] not in ends:
+            position = data.find(needle, position + 1, end)
             continue
         start = data.rfind(b"\n", 0, position) + 1
-        end = data.find(b"\n", position)
-        end = len(data) if end < 0 else end
-        if end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
-            yield start
+        line_end = data.find(b"\n", position)
+        line_end = len(data) if line_end < 0 else line_end
+        yield position, start, line_end
         window.passed(start)
-        position = data.find(needle, end)
+        position = data.find(needle, line_end, end)
+
+
+def _next_start(data: mmap.mmap, fmt: str, position: int, max_line_bytes: int) -> int | None:
+    """Offset of the first line at or after ``position`` that opens a session (exactly as a whole
+    run reads it: :func:`_starts_session`); a line longer than the limit is not read, so opens nothing."""
+    for _, start, end in _hits(data, fmt, position, len(data)):
+        if start >= position and end - start <= max_line_bytes and _starts_session(data[start:end], fmt):
+            return start
+    return None
+
+
+def _count_starts(data: mmap.mmap, fmt: str, start: int, end: int, max_line_bytes: int) -> int:
+    """The number of lines in ``start..end`` that open a session (read as :func:`_next_start` reads them)."""
+    return sum(1 for _, line_start, line_end in _hits(data, fmt, start, end)
+               if line_end - line_start <= max_line_bytes and _starts_session(data[line_start:line_end], fmt))
 
 
 def _count_lines(data: mmap.mmap, start: int, end: int) -> int:
@@ -456,9 +480,9 @@ def plan(path: str, options: LintOptions, jobs: int) -> list[Part] | None:
 
 
 def iter_parts(path: str, options: LintOptions, jobs: int) -> Iterator[Part]:
-    """The parts of :func:`plan`, each as soon as the scan has passed its end (so the first
-    parts are linted while the rest of the file is planned); nothing when the file stays whole.
-    The scan stops at the last cut."""
+    """The parts of :func:`plan`, each as soon as its end is found (so the first parts are linted
+    while the rest of the file is planned); nothing when the file stays whole. The scan stops at
+    the last cut."""
     try:
         size = os.path.getsize(path)
         if jobs < 2 or size < SPLIT_BYTES:
@@ -478,28 +502,35 @@ def iter_parts(path: str, options: LintOptions, jobs: int) -> Iterator[Part]:
         except (OSError, ValueError):  # not a regular file after all: read it whole
             return
         with data:
-            count = min(PARTS_PER_JOB * jobs, max(2, size // MIN_PART_BYTES))
-            targets = [size * i // count for i in range(1, count)]  # each cut: the first session start after one
-            starts = _session_starts(data, fmt, options.max_line_bytes)
-            first = next(starts, None)
-            if first is None:
-                return
-            first_ordinal = None
-            start, line, ordinal, target = 0, 1, 1, 0
-            for index, at in enumerate(starts, 1):
-                if at < targets[target]:
-                    continue
-                while target < len(targets) and targets[target] <= at:
-                    target += 1
-                if first_ordinal is None:
-                    first_ordinal = _first_ordinal(data, first, fmt, options)
-                cut_line = line + _count_lines(data, start, at)
-                yield Part(path, fmt, start, at, line, cut_line, ordinal)
-                start, line, ordinal = at, cut_line, first_ordinal + index
-                if target == len(targets):
-                    break
-            if start:
-                yield Part(path, fmt, start, size, line, None, ordinal)
+            yield from _cut(path, fmt, data, options, min(PARTS_PER_JOB * jobs, max(2, size // MIN_PART_BYTES)))
+
+
+def _cut(path: str, fmt: str, data: mmap.mmap, options: LintOptions, count: int) -> Iterator[Part]:
+    """The parts of a mapped file cut ``count`` ways: each cut at the first session start after
+    an even share of the bytes (not the file's first start). A part is handed out as soon as its
+    end is found; the lines and session starts before the cut, which number the next part, are
+    counted after."""
+    size, limit = len(data), options.max_line_bytes
+    first = _next_start(data, fmt, 0, limit)
+    if first is None:
+        return
+    targets = [size * i // count for i in range(1, count)]
+    start, line, ordinal, target, starts_before = 0, 1, 1, 0, 0
+    first_ordinal = None
+    while target < len(targets):
+        at = _next_start(data, fmt, max(targets[target], first + 1), limit)
+        if at is None:
+            break
+        while target < len(targets) and targets[target] <= at:
+            target += 1
+        yield Part(path, fmt, start, at, line, ordinal)
+        if first_ordinal is None:
+            first_ordinal = _first_ordinal(data, first, fmt, options)
+        line += _count_lines(data, start, at)
+        starts_before += _count_starts(data, fmt, start, at, limit)
+        start, ordinal = at, first_ordinal + starts_before
+    if start:
+        yield Part(path, fmt, start, size, line, ordinal, last=True)
 
 
 # -- a part, in a worker -------------------------------------------------------------------------
@@ -557,43 +588,81 @@ def _shifted(frames: Iterable[Frame], offset: int) -> Iterator[Frame]:
         yield frame
 
 
-def _until(records: Iterable[Record], part: Part, log: StateLog, result: PartResult) -> Iterator[Record]:
-    """The part's records: up to the next part's first line, logging the phase."""
-    end = part.end_line
-    first = True
+class _Capped:
+    """The bytes of a part: a file's ``start..end``, read by ``read1`` (:class:`Lines`)."""
+
+    def __init__(self, handle: IO[bytes], size: int):
+        self._read1 = handle.read1
+        self.left = size
+
+    def read1(self, size: int = -1) -> bytes:
+        if self.left <= 0:
+            return b""
+        data = self._read1(self.left if size < 0 else min(size, self.left))
+        self.left -= len(data)
+        return data
+
+
+class _PartParser(Parser):
+    """A part's parser: notes a message spread over lines that is still open where the part's
+    bytes end (one process would read on into the next part)."""
+
+    open_at_end = False
+
+    def _join(self, first: Frame, pending, source: Iterator[Frame]) -> list[Record] | None:
+        return super()._join(first, pending, self._noting_the_end(source))
+
+    def _noting_the_end(self, source: Iterator[Frame]) -> Iterator[Frame]:
+        # (not ``yield from``: closing this generator, which the join leaves suspended, would close the source)
+        for frame in source:  # noqa: UP028
+            yield frame
+        self.open_at_end = True
+
+
+def _phased(records: Iterator[Record], log: StateLog) -> Iterator[Record]:
+    """``records``, with the log's phase moved on after the first record and after the last (a
+    plain chain: no work per record in between)."""
+    return itertools.chain(_first_of(records, log), records, _ended(log))
+
+
+def _first_of(records: Iterator[Record], log: StateLog) -> Iterator[Record]:
     for record in records:
-        if end is not None and record.line >= end:
-            if record.kind is Kind.CONTINUATION:
-                result.trouble = f"a message spread over lines runs across line {end}"
-            break
-        if record.session_key is not None:
-            result.trouble = "the capture names its sessions"
-            break
         yield record
-        if first:
-            log.phase, first = "body", False
+        break
+    log.phase = "body"
+
+
+def _ended(log: StateLog) -> Iterator[Record]:
     log.phase = "final"
+    return
+    yield
 
 
 def lint_part(part: Part, codes: list[str], options: LintOptions) -> PartResult:
-    """Lint one part of a file (in a worker process)."""
+    """Lint one part of a file (in a worker process): its bytes only, so that no record costs a
+    test of where the part ends."""
     engine = _engine(codes, options)
     log = StateLog()
     analyzer = _PartAnalyzer(part.path, engine, part.ordinal, part.server_requests, log)
     result = PartResult([], 0, [], [], 0, log, False, False)
     taken = engine.taken  # (the worker's engine lints every part it is given)
+    parser = _PartParser(part.path)
     with open(part.path, "rb") as handle:
         handle.seek(part.start)
-        frames = READERS[part.fmt](iter_lines(handle, options.max_line_bytes))
+        frames = READERS[part.fmt](iter_lines(_Capped(handle, part.end - part.start), options.max_line_bytes))
         if part.first_line != 1:
             frames = _numbered_from(frames, part.first_line)
-        records = _until(Parser(part.path).records(frames), part, log, result)
+        records = _phased(iter(parser.records(frames)), log)
         records = progress_bar.report(records, handle, part.start, part.end)
         result.findings = list(engine.lint_records(records, part.path, analyzer, whole_file=False))
         result.records = engine.taken - taken
     current = analyzer.current
-    if part.end_line is not None and (current is None or not current.messages) and result.trouble is None:
-        result.trouble = f"the session before line {part.end_line} has no messages"
+    if analyzer.named_sessions:
+        result.trouble = "the capture names its sessions"
+    elif not part.last and parser.open_at_end:
+        result.trouble = f"a message spread over lines may run across the cut at byte {part.end}"
+    elif not part.last and (current is None or not current.messages):
+        result.trouble = f"the session before the cut at byte {part.end} has no messages"
     result.crashes = engine.take_crashes()
     result.sessions = SessionList(s for s in analyzer.release_sessions() if s.messages)
     result.opened = analyzer.ordinal - (part.ordinal - 1)
@@ -776,10 +845,23 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
     the first part while the parent scans on (:func:`iter_parts`)."""
     began = time.monotonic()  # the progress line counts the planning too
     paths = [name[1:] if name.startswith("?") else name for name in names]  # "?": see expand_paths
-    plans = [iter_parts(path, options, jobs) for path in paths]
+    plans: list[Iterator[Part]] = [iter_parts(path, options, jobs) for path in paths]
     first_part = next(plans[0], None)
     if len(names) == 1 and first_part is None:
         return None
+    planner = _Planner.start(plans, paths, options, jobs, first_part) if first_part is not None else None
+    if planner is not None:
+        plans = [planner.parts(index) for index in range(len(paths))]
+    try:
+        return _lint_planned(names, paths, plans, first_part, rules, options, jobs, began)
+    finally:
+        if planner is not None:
+            planner.close()
+
+
+def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[Part]], first_part: Part | None,
+                  rules: Sequence[Rule] | None, options: LintOptions, jobs: int,
+                  began: float) -> list[tuple[list[Finding], RunSummary]]:
     rules = list(rules if rules is not None else all_rules())
     codes = [r.code for r in rules]
     engine = Engine(rules, options.protocol_version)
@@ -814,6 +896,85 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
         if owner.error is not None:
             raise owner.error
     return [owner.result for owner in owners]
+
+
+class _Planner:
+    """Plans files in a forked process, on a core that is otherwise idle while the parent builds
+    its engine and warms up (:func:`_warm_up`): the scan for session starts, about 0.15 s of CPU
+    on 141 MB, no longer competes with the workers. The child sends ``(file index, part)`` for each
+    part in order and ``(file index, None)`` at each file's end; where it stops early (killed, or a
+    failure), the parent plans the rest of the file itself."""
+
+    def __init__(self, pid: int, stream: IO[bytes], paths: list[str], options: LintOptions, jobs: int,
+                 first_part: Part):
+        self.pid = pid
+        self.stream: IO[bytes] | None = stream
+        self.paths, self.options, self.jobs = paths, options, jobs
+        self.first_part = first_part
+
+    @classmethod
+    def start(cls, plans: list[Iterator[Part]], paths: list[str], options: LintOptions, jobs: int,
+              first_part: Part) -> _Planner | None:
+        """The planner of the rest of ``plans`` (the first file's first part taken); None where
+        processes do not start by forking this one (the pool's workers would not either)."""
+        if not hasattr(os, "fork") or multiprocessing.get_start_method() != "fork":
+            return None
+        read, write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            return None
+        if pid == 0:  # the child: plan, send, and leave without running the parent's exit hooks
+            os.close(read)
+            code = 0
+            try:
+                with os.fdopen(write, "wb") as out:
+                    for index, parts in enumerate(plans):
+                        for part in itertools.chain(parts, (None,)):
+                            pickle.dump((index, part), out)
+                            out.flush()
+            except BaseException:  # noqa: BLE001 - the parent plans what is missing
+                code = 1
+            os._exit(code)
+        os.close(write)
+        for parts in plans:
+            parts.close()  # (the child goes on with them)
+        return cls(pid, os.fdopen(read, "rb"), paths, options, jobs, first_part)
+
+    def parts(self, index: int) -> Iterator[Part]:
+        """The parts of file ``index`` after those taken (files are asked for in order)."""
+        end = self.first_part.end if index == 0 else None  # where the parts given so far end
+        while self.stream is not None:
+            try:
+                got, part = pickle.load(self.stream)
+            except Exception:  # noqa: BLE001 - the child stopped early (EOFError, a cut record)
+                self.close()
+                break
+            if got != index:
+                self.close()
+                break
+            if part is None:
+                return
+            yield part
+            end = part.end
+        for part in iter_parts(self.paths[index], self.options, self.jobs):
+            if end is None or part.start >= end:
+                yield part
+
+    def close(self) -> None:
+        """Stop the child if it is still planning, and reap it."""
+        if self.stream is None:
+            return
+        self.stream.close()
+        self.stream = None
+        try:
+            if os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                os.kill(self.pid, signal.SIGTERM)
+                os.waitpid(self.pid, 0)
+        except OSError:  # already reaped
+            pass
 
 
 def _ignore_sigint() -> None:
