@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +16,15 @@ from jsonschema import (
     Draft202012Validator,
 )
 
-from mcplint.rules._simple_schema import acceptor
+from mcplint.rules._simple_schema import (
+    _META,
+    _SCHEMA_MAPS,
+    _SUBSCHEMA,
+    _SUBSCHEMAS,
+    DIALECTS,
+    acceptor,
+    surely_valid,
+)
 
 NAMES = ("a", "b", "c")
 TYPES = ("string", "integer", "number", "boolean", "null", "object", "array")
@@ -28,7 +40,8 @@ def _schemas(inner):
                                                                                 max_size=3, unique=True))),
         st.tuples(st.just("enum"), st.lists(scalars, min_size=1, max_size=3)),
         st.tuples(st.just("const"), scalars),
-        st.tuples(st.just("properties"), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+        st.tuples(st.sampled_from(sorted(_SCHEMA_MAPS)), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+        st.tuples(st.sampled_from(sorted(_SUBSCHEMAS)), st.lists(inner, max_size=2)),
         st.tuples(st.just("required"), st.lists(st.sampled_from(NAMES), max_size=3)),
         st.tuples(st.just("additionalProperties"), st.booleans()),
         st.tuples(st.just("items"), inner),
@@ -146,3 +159,69 @@ def test_unsupported_schemas_get_no_acceptor(schema):
 
 def test_anything_goes():
     assert acceptor({})(object()) and acceptor({"title": "t"})([1])
+
+
+# -- surely_valid: a schema jsonschema's meta-schemas need not be asked about -----------------------
+wild_values = st.one_of(scalars, st.lists(scalars | st.sampled_from(TYPES), max_size=3),
+                        st.dictionaries(st.sampled_from(NAMES), scalars, max_size=2))
+
+
+def _wild_schemas(inner):
+    """Schemas whose keywords (those surely_valid knows, and two it does not) take values of any
+    type, valid or not, and subschemas where a keyword wants one."""
+    known = sorted({*_META, *_SUBSCHEMA, *_SUBSCHEMAS, *_SCHEMA_MAPS, "patternProperties", "$id"})
+    keyword = st.one_of(
+        st.tuples(st.sampled_from(known), wild_values | inner),
+        st.tuples(st.sampled_from(sorted(_SCHEMA_MAPS)), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+        st.tuples(st.sampled_from(sorted(_SUBSCHEMAS)), st.lists(inner, max_size=2)),
+        st.tuples(st.sampled_from(["type", "required"]), st.lists(st.sampled_from((*TYPES, *NAMES)), min_size=1,
+                                                                   max_size=3)),
+    )
+    return st.lists(keyword, max_size=4).map(dict)
+
+
+wild_schemas = st.recursive(st.just({}) | st.booleans(), _wild_schemas, max_leaves=6)
+
+
+@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@given(wild_schemas, st.sampled_from([None, *sorted(DIALECTS), "http://json-schema.org/draft-04/schema#"]))
+def test_what_it_finds_surely_valid_every_meta_schema_finds_valid(schema, dialect):
+    if dialect is not None and type(schema) is dict:
+        schema = {"$schema": dialect, **schema}
+    if surely_valid(schema):
+        for cls in VALIDATORS:
+            assert cls(cls.META_SCHEMA).is_valid(schema), (cls.__name__, schema)
+
+
+def test_ordinary_tool_schemas_are_surely_valid_and_odd_ones_are_left_to_jsonschema():
+    assert surely_valid(TOOL) and surely_valid({"type": "object", "properties": {}}) and surely_valid(True)
+    for odd in ({"type": "object", "required": ["a", "a"]}, {"type": ["string", "string"]},
+                {"type": "string", "minimum": "1"}, {"properties": {"a": {"title": 1}}}, {"items": [{}]},
+                {"type": "object", "properties": {"a": {"$ref": 1}}}, {"maxLength": -1}, {"allOf": []},
+                {"multipleOf": 0}, {"type": "object", "properties": {"a": {"$id": "x"}}},
+                {"$schema": "http://json-schema.org/draft-04/schema#"}):
+        assert not surely_valid(odd), odd
+
+
+def test_a_clean_session_with_simple_tool_schemas_does_not_import_jsonschema(tmp_path):
+    """meta_errors asks jsonschema only about schemas surely_valid cannot vouch for (importing it
+    costs about 45 ms of every run), and arguments the acceptor vouches for are not validated."""
+    schema = {"type": "object", "properties": {"text": {"type": "string", "description": "what to echo"}},
+              "required": ["text"]}
+    messages = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                                               "serverInfo": {"name": "s", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "echo", "inputSchema": schema}]}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}},
+        {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "hi"}]}},
+    ]
+    path = tmp_path / "echo.jsonl"
+    path.write_text("".join(json.dumps(m) + "\n" for m in messages))
+    code = ("import sys; from mcplint.api import lint_paths; findings, _ = lint_paths([sys.argv[1]]); "
+            "print(len(findings), 'jsonschema' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[1] == "False", done.stdout

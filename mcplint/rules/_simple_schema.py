@@ -43,6 +43,70 @@ DIALECTS = frozenset(f"{scheme}://json-schema.org/{path}" for scheme in ("http",
     "draft/2019-09/schema", "draft/2019-09/schema#", "draft/2020-12/schema", "draft/2020-12/schema#"))
 
 
+def _unique(values: list) -> bool:
+    return len(set(values)) == len(values)
+
+
+def _number(value: Any) -> bool:
+    return type(value) is int or type(value) is float
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+#: what the meta-schema of each dialect above asks of the value of each keyword: those above (the
+#: annotations included) and a few more that only :func:`surely_valid` knows of; the values of
+#: ``_SUBSCHEMA`` keywords are schemas, of ``_SUBSCHEMAS`` lists of at least one, of
+#: ``_SCHEMA_MAPS`` objects of schemas (tested as such by :func:`surely_valid`)
+_META: dict[str, Callable[[Any], bool]] = {
+    "type": lambda v: v in _TYPES if type(v) is str else (
+        type(v) is list and bool(v) and all(type(n) is str and n in _TYPES for n in v) and _unique(v)),
+    "required": lambda v: type(v) is list and all(type(n) is str for n in v) and _unique(v),
+    "enum": lambda v: type(v) is list, "examples": lambda v: type(v) is list,
+    "const": lambda v: True, "default": lambda v: True,
+    **dict.fromkeys(("title", "description", "$comment", "format", "pattern", "$ref"), lambda v: type(v) is str),
+    **dict.fromkeys(("deprecated", "readOnly", "writeOnly", "uniqueItems"), lambda v: type(v) is bool),
+    **dict.fromkeys(_BOUNDS, _number), "multipleOf": lambda v: _number(v) and v > 0,
+    **dict.fromkeys((*_ITEMS, *_CHARACTERS, "minProperties", "maxProperties"), _count),
+}
+_SUBSCHEMA = frozenset({"items", "additionalProperties", "not"})
+_SUBSCHEMAS = frozenset({"allOf", "anyOf", "oneOf"})
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions"})
+
+
+def surely_valid(schema: Any) -> bool:
+    """Whether ``schema`` is valid against the meta-schema of every dialect above for sure, so that
+    ``jsonschema`` need not be asked (nor imported): it uses the keywords of ``_META`` and the
+    subschema keywords only, each with a value that meta-schema allows (``$schema`` at the root
+    only, naming one of the dialects)."""
+    if type(schema) is dict and "$schema" in schema:
+        if schema["$schema"] not in DIALECTS:
+            return False
+        schema = {key: value for key, value in schema.items() if key != "$schema"}
+    return _valid_schema(schema)
+
+
+def _valid_schema(schema: Any) -> bool:
+    if type(schema) is bool:
+        return True
+    if type(schema) is not dict:
+        return False
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS:
+            if type(value) is not dict or not all(_valid_schema(member) for member in value.values()):
+                return False
+        elif key in _SUBSCHEMA:
+            if not _valid_schema(value):
+                return False
+        elif key in _SUBSCHEMAS:
+            if type(value) is not list or not value or not all(_valid_schema(member) for member in value):
+                return False
+        elif key not in _META or not _META[key](value):
+            return False
+    return True
+
+
 class Unsupported(Exception):
     """A keyword or value the translation does not know: no acceptor."""
 
