@@ -48,8 +48,27 @@ class SessionList:
         self._which.append(index)
 
     def extend(self, sessions: Iterable[SessionInfo]) -> None:
+        if type(sessions) is SessionList:  # a part's sessions (--jobs): column by column
+            self._extend_columns(sessions)
+            return
         for session in sessions:
             self.append(session.label, session.version, session.era)
+
+    def _extend_columns(self, other: SessionList) -> None:
+        offset = len(self._numbers)
+        self._numbers.extend(other._numbers)
+        for position, label in other._names.items():
+            self._names[offset + position] = label
+        index = []  # other's fact index -> ours
+        for facts in other._facts:
+            if facts not in self._fact_index:
+                self._fact_index[facts] = len(self._facts)
+                self._facts.append(facts)
+            index.append(self._fact_index[facts])
+        if index == list(range(len(index))):
+            self._which.extend(other._which)
+        else:
+            self._which.extend(index[which] for which in other._which)
 
     def __len__(self) -> int:
         return len(self._numbers)
