@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import threading
 from pathlib import Path
 
 import orjson
@@ -167,6 +168,21 @@ def test_the_rest_of_the_plan_is_made_in_a_forked_process(tmp_path):
     finally:
         planner.close()
     assert planner.stream is None
+
+
+def test_no_planner_is_forked_beside_other_threads(tmp_path):
+    """A lock another thread holds at the fork would stay locked in the child: the parent plans."""
+    path = str(write(tmp_path, "many.jsonl", jsonl(many_sessions(12))))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        plans = [parallel.iter_parts(path, LintOptions(), 2)]
+        assert parallel._Planner.start(plans, [path], LintOptions(), 2, next(plans[0])) is None
+        same([path])
+    finally:
+        stop.set()
+        thread.join()
 
 
 def test_a_planner_that_stops_early_leaves_the_rest_to_the_parent(tmp_path, monkeypatch):

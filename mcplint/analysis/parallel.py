@@ -32,6 +32,7 @@ import os
 import pickle
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -916,8 +917,9 @@ class _Planner:
     def start(cls, plans: list[Iterator[Part]], paths: list[str], options: LintOptions, jobs: int,
               first_part: Part) -> _Planner | None:
         """The planner of the rest of ``plans`` (the first file's first part taken); None where
-        processes do not start by forking this one (the pool's workers would not either)."""
-        if not hasattr(os, "fork") or multiprocessing.get_start_method() != "fork":
+        processes do not start by forking this one (the pool's workers would not either), or where
+        other threads run (a lock one of them holds could stay locked in the child for good)."""
+        if not hasattr(os, "fork") or multiprocessing.get_start_method() != "fork" or threading.active_count() > 1:
             return None
         read, write = os.pipe()
         try:
