@@ -155,7 +155,14 @@ def test_the_first_part_is_planned_before_the_rest_of_the_file_is_scanned(tmp_pa
     assert [first, *rest] == parallel.plan(str(path), LintOptions(), 2)
 
 
-def test_the_rest_of_the_plan_is_made_in_a_forked_process(tmp_path):
+@pytest.fixture
+def alone(monkeypatch):
+    """The planner forks as in the command, where no other thread runs (threads that earlier tests
+    of the session left behind are idle: they hold no lock the child could need)."""
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 1)
+
+
+def test_the_rest_of_the_plan_is_made_in_a_forked_process(tmp_path, alone):
     """While the parent builds its engine and warms up, a child plans the rest of the files."""
     paths = [str(write(tmp_path, f"many{n}.jsonl", jsonl(many_sessions(12 + n)))) for n in range(2)]
     plans = [parallel.iter_parts(path, LintOptions(), 2) for path in paths]
@@ -185,7 +192,7 @@ def test_no_planner_is_forked_beside_other_threads(tmp_path):
         thread.join()
 
 
-def test_a_planner_that_stops_early_leaves_the_rest_to_the_parent(tmp_path, monkeypatch):
+def test_a_planner_that_stops_early_leaves_the_rest_to_the_parent(tmp_path, monkeypatch, alone):
     path = write(tmp_path, "many.jsonl", jsonl(many_sessions(24)))
     parent, planned_here = os.getpid(), []
     real = parallel.iter_parts
