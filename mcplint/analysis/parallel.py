@@ -843,7 +843,8 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
     None when one process is the better choice (a single file that is not cut).
 
     A file's parts are handed to the pool as the plan finds them: the first worker starts on
-    the first part while the parent scans on (:func:`iter_parts`)."""
+    the first part while a forked process (:class:`_Planner`), or else this one, plans the rest
+    (:func:`iter_parts`)."""
     began = time.monotonic()  # the progress line counts the planning too
     paths = [name[1:] if name.startswith("?") else name for name in names]  # "?": see expand_paths
     plans: list[Iterator[Part]] = [iter_parts(path, options, jobs) for path in paths]
@@ -863,6 +864,7 @@ def lint_in_processes(names: Sequence[str], rules: Sequence[Rule] | None, option
 def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[Part]], first_part: Part | None,
                   rules: Sequence[Rule] | None, options: LintOptions, jobs: int,
                   began: float) -> list[tuple[list[Finding], RunSummary]]:
+    """:func:`lint_in_processes` once the plans are under way: the pool, its tasks, the results."""
     rules = list(rules if rules is not None else all_rules())
     codes = [r.code for r in rules]
     engine = Engine(rules, options.protocol_version)
