@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.analysis import engine as engine_module
+from mcplint.analysis import features as features_module
 from mcplint.analysis.engine import Engine
 from mcplint.rules import all_rules
 from mcplint.rules._base import FAMILY_FEATURES, TRACKERS
@@ -141,7 +141,7 @@ def test_random_captures_find_the_same_with_and_without_pruning(lines):
 
 
 def test_every_feature_a_rule_or_tracker_requires_exists():
-    known = set(engine_module.FEATURES) | set(FAMILY_FEATURES)
+    known = set(features_module.FEATURES) | set(FAMILY_FEATURES)
     for who in [*all_rules(), *(cls() for cls in TRACKERS)]:
         assert who.requires | {name for name in who.requires_any if not name.startswith("fact:")} <= known, who
 

@@ -749,7 +749,7 @@ def test_the_task_gate_drops_no_finding(session, kind, rnd):
 
 
 def test_the_engine_knows_the_task_methods():
-    from mcplint.analysis.engine import TASK_METHODS
+    from mcplint.analysis.features import TASK_METHODS
     from mcplint.rules.tasks import STATUS_NOTIFICATION
     from mcplint.rules.tasks import TASK_METHODS as OURS
 

@@ -647,6 +647,19 @@ def progress_ref(record: Record, session) -> ProgressRef | None:
     return _progress_ref(token, key, requester, live, done)
 
 
+def note_progress(entry: RequestEntry, params: dict, record: Record) -> None:
+    """Commit a progress notification ``record`` (``params``: its params) to the request ``entry``
+    its token names: the highest progress so far, the latest notification, the latest total."""
+    progress = params.get("progress")
+    if type(progress) in _NUMBER:
+        if entry.last_progress is None or progress > entry.last_progress:
+            entry.last_progress = progress
+        entry.last_progress_record = record
+        total = params.get("total")
+        if type(total) in _NUMBER:
+            entry.total = total
+
+
 def _progress_ref(token: Any, key: Any, requester: Direction, live: RequestEntry | None,
                   done: RequestEntry | None) -> ProgressRef:
     """The :class:`ProgressRef` of a token (``key``: its table key) found ``live`` or ``done``: the
@@ -1114,16 +1127,8 @@ class Analyzer:
             else:  # no progressToken: the key of a null token (id_key(None))
                 params = params if isinstance(params, dict) else EMPTY
                 entry = session.tokens.get(direction.other, EMPTY).get(id_key(params.get("progressToken")))
-            if entry is None:
-                return
-            progress = params.get("progress")
-            if type(progress) in _NUMBER:
-                if entry.last_progress is None or progress > entry.last_progress:
-                    entry.last_progress = progress
-                entry.last_progress_record = record
-                total = params.get("total")
-                if type(total) in _NUMBER:
-                    entry.total = total
+            if entry is not None:
+                note_progress(entry, params, record)
         elif kind is _RESULT or kind is _ERROR:
             session.messages += 1
             answer, direction = record.answer, record.direction

@@ -64,7 +64,7 @@ class Rule:
     #: "flags" (decoding or framing flags), "undirected" (direction unknown), "timed" (the record
     #: has a timestamp), "http" (HTTP facts), "meta" (its params or result hold ``_meta``),
     #: "first" (the session's first message), "envelope" (the JSON-RPC envelope is odd: see
-    #: ``engine.record_features``), "task" (the record can show or affect a task: ``engine.record_features``),
+    #: ``features.record_features``), "task" (the record can show or affect a task: ``features.record_features``),
     #: "signs" (its line may hold a secret-scan literal: ``Record.signs`` is not 0), and those that
     #: rule families define (:func:`feature`)
     requires: ClassVar[frozenset[str]] = frozenset()

@@ -519,7 +519,7 @@ def facts_of(session) -> TaskFacts:
 
 class TaskRule(Rule):
     """Base of the task rules: 2025-11-25 only, on records with the engine's "task" feature
-    (``engine.record_features``), so that traffic without tasks costs them nothing.
+    (``features.record_features``), so that traffic without tasks costs them nothing.
 
     The gate drops no finding, as every rule reports only on such a record: a task method's
     request, response or notification (TK010-TK016, TK018, TK019, TK021 by their ``methods``; the

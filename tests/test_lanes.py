@@ -1,0 +1,155 @@
+"""The fast lanes (``mcplint.analysis.lanes``) only save work: a run finds the same with them and
+without them, and they do take the usual records."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcplint.analysis.analyzer import Analyzer
+from mcplint.analysis.engine import Engine
+from mcplint.config.select import select_rules
+from tests.ruledocs import RULES_DIR, parse_page, run_example
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def findings(data: bytes, name: str, lanes: bool, rules=None) -> list[dict]:
+    engine = Engine(rules, lanes=lanes)
+    return [f.to_dict() for f in engine.lint_stream(io.BytesIO(data), name)]
+
+
+def same_with_and_without_lanes(data: bytes, name: str) -> None:
+    for rules in (None, select_rules()):  # every rule, and the default selection (fewer checks planned)
+        assert findings(data, name, True, rules) == findings(data, name, False, rules)
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in sorted(SAMPLES.iterdir())
+                                  if p.suffix in (".mcplog", ".jsonl", ".transcript", ".log", ".json", ".har")])
+def test_samples_find_the_same_with_and_without_lanes(path):
+    same_with_and_without_lanes(path.read_bytes(), path.name)
+
+
+def test_rule_examples_find_the_same_with_and_without_lanes():
+    for page in sorted(RULES_DIR.glob("*.md")):
+        for example in parse_page(page).examples:
+            with_lanes = [f.to_dict() for f in run_example(example, Engine(lanes=True))]
+            assert with_lanes == [f.to_dict() for f in run_example(example, Engine(lanes=False))], page.name
+
+
+HANDSHAKE = [
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
+    {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-06-18", "capabilities": {
+        "tools": {}, "logging": {}}, "serverInfo": {"name": "s", "version": "1"}}},
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}},
+]
+_TOKENS = st.one_of(st.just(1), st.sampled_from([1, 2, "a", 1.5, None, True]))  # mostly the usual one
+_NUMBERS = st.one_of(st.integers(-1, 5), st.sampled_from([2.5, "3", None]))
+_ASIDE = st.sampled_from([
+    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}},
+    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "loud", "data": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "data": "Error: boom"}},
+    {"jsonrpc": "2.0", "id": 9, "method": "ping"}])
+
+
+@st.composite
+def progress(draw, token) -> dict:
+    """A progress notification, mostly for ``token``, mostly well-formed."""
+    params = {"progressToken": draw(st.one_of(st.just(token), _TOKENS)), "progress": draw(_NUMBERS)}
+    optional = {"total": _NUMBERS, "message": st.sampled_from(["step", 3]), "_meta": st.just({"k": 1})}
+    params.update(draw(st.fixed_dictionaries({}, optional=optional)))
+    return {"jsonrpc": draw(st.sampled_from(["2.0"] * 5 + ["1.0"])), "method": "notifications/progress",
+            "params": params}
+
+
+@st.composite
+def call(draw) -> list[dict]:
+    """A tools/call that mostly asks for progress, the progress (in and out of order, for its token
+    and others, with and without ``_meta``) and log messages while it runs, its cancellation or
+    answer, and maybe progress after it."""
+    token, rid = draw(_TOKENS), draw(st.one_of(st.just(2), st.integers(2, 5)))
+    params = {"name": draw(st.sampled_from(["t", "t", "u"])), "arguments": {}}
+    if draw(st.integers(0, 3)):
+        params["_meta"] = {"progressToken": token}
+    out = [{"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}]
+    out += draw(st.lists(st.one_of(progress(token), progress(token), _ASIDE), max_size=8))
+    if draw(st.integers(0, 5)) == 0:
+        out.append({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
+    if draw(st.integers(0, 3)):
+        out.append({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "ok"}]}})
+    out += draw(st.lists(progress(token), max_size=2))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(call(), min_size=1, max_size=4), st.booleans(), st.booleans(), st.booleans())
+def test_random_sessions_find_the_same_with_and_without_lanes(calls, labelled, timed, two_sessions):
+    """JSON Lines without directions (the lane infers a progress notification's sender from its
+    token) and captures with them, with and without times, one session or two in a row."""
+    messages = [msg for each in calls for msg in each]
+    session = HANDSHAKE + messages
+    lines = []
+    for number, msg in enumerate(session + (HANDSHAKE + messages[::-1] if two_sessions else [])):
+        if not labelled:
+            lines.append(orjson.dumps(msg))
+            continue
+        server = "result" in msg or msg.get("method") in ("notifications/progress", "notifications/message")
+        line = {"dir": "s2c" if server else "c2s", "msg": msg}
+        if timed:
+            line["ts"] = f"2026-01-01T00:{number // 60:02d}:{number % 60:02d}Z"
+        lines.append(orjson.dumps(line))
+    same_with_and_without_lanes(b"\n".join(lines) + b"\n", "x.mcplog" if labelled else "x.jsonl")
+
+
+CLEAN = b"\n".join(orjson.dumps(m) for m in [
+    *HANDSHAKE,
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {},
+                                                                    "_meta": {"progressToken": "p"}}},
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}},
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "p", "progress": 2}},
+    {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "done"}]}},
+]) + b"\n"
+
+
+def observed_lines(data: bytes, rules=None, lanes: bool = True) -> list[int]:
+    """The lines ``Analyzer.observe`` saw (the general path)."""
+    seen = []
+    observe = Analyzer.observe
+
+    def spy(self, record):
+        seen.append(record.line)
+        return observe(self, record)
+
+    Analyzer.observe = spy
+    try:
+        assert findings(data, "clean.jsonl", lanes, rules) == []
+    finally:
+        Analyzer.observe = observe
+    return seen
+
+
+@pytest.mark.parametrize("rules", [None, select_rules()], ids=["all rules", "default rules"])
+def test_the_usual_notifications_of_a_clean_session_take_the_lane(rules):
+    everything = observed_lines(CLEAN + CLEAN, rules, lanes=False)
+    taken = set(everything) - set(observed_lines(CLEAN + CLEAN, rules))
+    # the first progress and log message are planned on the general path, which caches their
+    # plans; the later ones take the lane, in the first session (9) and in the second (17-19)
+    assert taken == {9, 17, 18, 19}
+
+
+def test_an_unusual_progress_notification_takes_the_general_path():
+    """Progress that does not grow (PR005) is judged by its rule: the lane's clean test fails, so
+    its plan is not the empty one."""
+    stalled = CLEAN.replace(b'"progress":2', b'"progress":1')
+    codes = [f["code"] for f in findings(stalled + stalled, "x.jsonl", True, select_rules())]
+    assert codes == [f["code"] for f in findings(stalled + stalled, "x.jsonl", False, select_rules())]
+    assert codes.count("PR005") == 2
