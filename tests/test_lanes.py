@@ -73,8 +73,8 @@ def progress(draw, token) -> dict:
 @st.composite
 def call(draw) -> list[dict]:
     """A tools/call that mostly asks for progress, the progress (in and out of order, for its token
-    and others, with and without ``_meta``) and log messages while it runs, its cancellation or
-    answer, and maybe progress after it."""
+    and others, with and without ``_meta``) and log messages while it runs, its cancellation, no
+    answer, one or two, and maybe progress after it."""
     token, rid = draw(_TOKENS), draw(st.one_of(st.just(2), st.integers(2, 5)))
     params = {"name": draw(st.sampled_from(["t", "t", "u"])), "arguments": {}}
     if draw(st.integers(0, 3)):
@@ -83,8 +83,8 @@ def call(draw) -> list[dict]:
     out += draw(st.lists(st.one_of(progress(token), progress(token), _ASIDE), max_size=8))
     if draw(st.integers(0, 5)) == 0:
         out.append({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": rid}})
-    if draw(st.integers(0, 3)):
-        out.append({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "ok"}]}})
+    answers = draw(st.sampled_from([0, 1, 1, 1, 2]))  # unanswered, answered, answered twice
+    out += [{"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "ok"}]}}] * answers
     out += draw(st.lists(progress(token), max_size=2))
     return out
 
@@ -120,30 +120,35 @@ CLEAN = b"\n".join(orjson.dumps(m) for m in [
 ]) + b"\n"
 
 
-def observed_lines(data: bytes, rules=None, lanes: bool = True) -> list[int]:
-    """The lines ``Analyzer.observe`` saw (the general path)."""
-    seen = []
-    observe = Analyzer.observe
+def general_lines(data: bytes, rules=None, lanes: bool = True) -> set[int]:
+    """The lines that ``Analyzer.observe`` or ``Engine._plan`` saw (the general path; a lane asks
+    ``_plan`` for a plan it does not find made)."""
+    seen = set()
+    observe, plan = Analyzer.observe, Engine._plan
 
-    def spy(self, record):
-        seen.append(record.line)
+    def observe_spy(self, record):
+        seen.add(record.line)
         return observe(self, record)
 
-    Analyzer.observe = spy
+    def plan_spy(self, record, session):
+        seen.add(record.line)
+        return plan(self, record, session)
+
+    Analyzer.observe, Engine._plan = observe_spy, plan_spy
     try:
         assert findings(data, "clean.jsonl", lanes, rules) == []
     finally:
-        Analyzer.observe = observe
+        Analyzer.observe, Engine._plan = observe, plan
     return seen
 
 
 @pytest.mark.parametrize("rules", [None, select_rules()], ids=["all rules", "default rules"])
-def test_the_usual_notifications_of_a_clean_session_take_the_lane(rules):
-    everything = observed_lines(CLEAN + CLEAN, rules, lanes=False)
-    taken = set(everything) - set(observed_lines(CLEAN + CLEAN, rules))
-    # the first progress and log message are planned on the general path, which caches their
-    # plans; the later ones take the lane, in the first session (9) and in the second (17-19)
-    assert taken == {9, 17, 18, 19}
+def test_the_usual_records_of_a_clean_session_take_the_lanes(rules):
+    """The first tools/call, progress, log message and answer of the file are planned the general
+    way, which makes their plans; the later ones find their plans made: in the first session
+    (the second progress, line 9) and in the second (its call, progress, log message and answer)."""
+    everything = general_lines(CLEAN + CLEAN, rules, lanes=False)
+    assert everything - general_lines(CLEAN + CLEAN, rules) == {9, 16, 17, 18, 19, 20}
 
 
 def test_an_unusual_progress_notification_takes_the_general_path():

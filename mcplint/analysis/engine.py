@@ -9,7 +9,7 @@ from typing import IO
 from mcplint import protocol
 from mcplint.analysis.analyzer import Analyzer, Limits, Session
 from mcplint.analysis.features import FEATURES, record_features
-from mcplint.analysis.lanes import notification_lane
+from mcplint.analysis.lanes import lanes_for
 from mcplint.input.parse import Parser
 from mcplint.input.readers import open_frames
 from mcplint.model import Direction, Finding, Kind, Record
@@ -140,7 +140,7 @@ class Engine:
         """
         analyzer = analyzer or Analyzer(path, self.protocol_version, self.limits)
         observe, commit, plan = analyzer.observe, analyzer.commit, self._plan
-        lanes = {_NOTIFICATION: notification_lane(self, analyzer)} if self.lanes else {}
+        lanes = lanes_for(self, analyzer) if self.lanes else {}
         # the arrival number and the count of records taken live in locals, and in self._seq
         # around the calls that read it
         seq, taken = self._seq, 0
@@ -151,11 +151,16 @@ class Engine:
                 seq += 1
                 taken += 1
                 lane = lanes.get(record.kind)
-                if lane is not None and lane(record):
-                    continue  # a usual record: observed, planned (no check, no tracker) and committed
-                session = observe(record)
+                planned = lane(record) if lane is not None else None
+                if planned is None:
+                    session = observe(record)
+                    checks, trackers = plan(record, session)
+                elif planned is True:
+                    continue  # a usual record: observed, planned (nothing to run) and committed
+                else:  # a usual record with something to run: observed and planned
+                    session = record.session
+                    checks, trackers = planned
                 revision, modern = record.revision, session.modern
-                checks, trackers = plan(record, session)
                 found: list[Finding] | tuple[()] = ()
                 for check in checks:
                     try:

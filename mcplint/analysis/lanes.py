@@ -1,22 +1,25 @@
-"""Fast lanes: the usual records of a running session, observed, planned and committed in one step.
+"""Fast lanes: the usual records of a running session, observed and planned in one step, and
+committed too when nothing is to run.
 
 Most records of a capture are the everyday messages of a session under way: progress, log
 messages, tool calls and their answers, well-formed and in order. For such a record the general
-path (``Analyzer.observe``, ``features.record_features``, the families' clean tests, the plan, the
-checks, ``Analyzer.commit``, the trackers) finds that no rule and no tracker has anything to do,
-at the cost of a dozen calls. A lane does the same work for the usual case only, straight through:
+path (``Analyzer.observe``, ``features.record_features``, the families' clean tests, ``Engine._plan``,
+the checks, ``Analyzer.commit``, the trackers) costs a dozen calls, most often to find that no
+rule and no tracker has anything to do. A lane of a record kind does the same work for the usual
+case only, straight through:
 
-1. it settles the record as ``Analyzer.observe`` would (session, direction, progress target,
-   version and revision), where that needs no inference beyond the usual one;
+1. it settles the record as ``Analyzer.observe`` would (session, direction, progress target or
+   request answered, version and revision), where that needs no inference beyond the usual one;
 2. it computes the record's dispatch key as ``Engine._plan`` would (the feature bits of the usual
-   shape, then the same clean tests) and looks the plan up in the engine's cache;
-3. if the cached plan runs no check and no tracker, it commits the record as ``Analyzer.commit``
-   would, and the record is done.
+   shape, then the same clean tests) and looks the plan up in the engine's cache (planned by
+   ``Engine._plan`` the first time);
+3. if the plan runs no check and no tracker, it commits the record as ``Analyzer.commit`` would.
 
-Anything else (an unusual shape, a session fact a lane does not know, a plan not cached yet or
-not empty) puts the record back as it came, and the engine takes the general path. So a lane
-only ever saves work: what a run finds is the same with lanes and without (``Engine(lanes=False)``;
-``tests/test_lanes.py`` compares both on the samples, the rule examples and random captures).
+A lane returns None when the record is not of the usual kind (it left the record as it came: the
+engine takes the general path), True when it did all three steps, else the plan, which the engine
+runs on the settled record as it would on an observed one. So a lane only saves work: what a run
+finds is the same with lanes and without (``Engine(lanes=False)``; ``tests/test_lanes.py``
+compares both on the samples, the rule examples and random sessions).
 """
 
 from __future__ import annotations
@@ -27,31 +30,69 @@ from mcplint.analysis.analyzer import (
     _COMMITTED_NOTIFICATIONS,
     _KNOWN_VERSIONS,
     _ONLY_SENDER,
+    EMPTY,
     Analyzer,
+    RequestEntry,
+    _open_client_request,
     note_progress,
     progress_ref,
 )
 from mcplint.analysis.features import FEATURES, TASK_METHODS
-from mcplint.model import Kind, Record
+from mcplint.model import Direction, Kind, Record
+from mcplint.rules.tasks import OPS_FACT
 
 PROGRESS = "notifications/progress"
-_NOTIFICATION = Kind.NOTIFICATION
+_REQUEST, _NOTIFICATION, _RESULT = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT
+_C2S, _S2C = Direction.C2S, Direction.S2C
 _NO_PLAN: tuple = ((), ())
+#: what a lane returns: None (the general path), True (done) or the plan to run
+Lane = None | bool | tuple
+#: requests whose commit or answer changes more than the request tables (the general path)
+_SESSION_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 
 
-def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], bool]:
+def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]]:
+    """The lanes of ``engine`` (an ``Engine``) for the records of ``analyzer``, by record kind: each
+    takes a record and returns None, True or a plan (see above)."""
+    return {_NOTIFICATION: notification_lane(engine, analyzer), _REQUEST: request_lane(engine, analyzer),
+            _RESULT: result_lane(engine, analyzer)}
+
+
+def _planner(engine) -> Callable[..., tuple]:
+    """``plan_of(record, session, kind, method, features, answer)``: the plan of a settled record
+    (``method``: its own or its request's) whose usual shape has the feature bits ``features``,
+    with the bits of its time and HTTP facts and without those its clean tests clear, as
+    ``Engine._plan`` finds it (and makes it, the first time)."""
+    dispatch, clean_tests, plan_anew = engine._dispatch, engine._clean_tests, engine._plan
+    timed, http = FEATURES["timed"], FEATURES["http"]
+
+    def plan_of(record: Record, session, kind: Kind, method: str, features: int, answer: str | None) -> tuple:
+        if record.t is not None:
+            features |= timed
+        if record.http is not None:
+            features |= http
+        tests = clean_tests.get((kind, method))
+        if tests is not None:
+            for bit, clean in tests:
+                if clean(record):
+                    features &= ~bit
+        return dispatch.get((kind, method, record.revision, session.modern, session.phase, features, answer,
+                             session.plan_facts)) or plan_anew(record, session)
+
+    return plan_of
+
+
+def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     """The lane of a usual notification of ``analyzer``'s sessions: progress for a live request of
     the peer (no ``_meta``, no task, not cancelled), or a notification only one side sends that
     the analyzer does not commit (``notifications/message``, ...), for ``engine`` (an
-    ``Engine``: its plans, clean tests and family feature bits). The lane returns whether it took
-    the record."""
-    dispatch, family_bits, clean_tests = engine._dispatch, engine._family_bits, engine._clean_tests
-    well_formed = FEATURES["token"] | family_bits  # the features of every usual notification
-    timed, http = FEATURES["timed"], FEATURES["http"]
+    ``Engine``: its plans, clean tests and family feature bits)."""
+    plan_of = _planner(engine)
+    well_formed = FEATURES["token"] | engine._family_bits  # the features of every usual notification
     keyed = analyzer.keyed
     only_sender, committed, task_methods = _ONLY_SENDER, _COMMITTED_NOTIFICATIONS, TASK_METHODS
 
-    def lane(record: Record) -> bool:
+    def lane(record: Record) -> Lane:
         key = record.session_key
         if key is None:
             session = analyzer.current
@@ -59,28 +100,28 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], bool]:
             session = keyed.get(key)
         if session is None or not session.messages or record.parent is not None or record.flags \
                 or record.signs != 0 or record.children:
-            return False
+            return None
         params = record.params
         msg = record.msg
         if type(params) is not dict:
             if params is not None or "params" in msg:
-                return False
+                return None
         elif "_meta" in params:
-            return False
+            return None
         if msg.get("jsonrpc") != "2.0":
-            return False
+            return None
         method = record.method
         told = record.direction
         if method == PROGRESS:
             if params is None:
-                return False
+                return None
             token = params.get("progressToken")
             if type(token) is not int and type(token) is not str:
-                return False
+                return None
             if told is None:
                 direction = Analyzer._progress_sender(record, session, params)  # (sets record.target)
                 if direction is None:
-                    return False
+                    return None
                 ref = record.target
             else:
                 direction = told
@@ -88,37 +129,27 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], bool]:
             entry = ref.live
             if entry is None or entry.cancel is not None or entry.task:
                 record.target = None
-                return False
+                return None
         else:
             if method in committed or method in task_methods:
-                return False
+                return None
             direction = told if told is not None else only_sender.get(method)
             if direction is None:
-                return False
+                return None
             entry = None
         if direction not in session.first_message:
             record.target = None
-            return False
+            return None
         version = session.version or session.requested_version or analyzer.protocol_version
         if version not in _KNOWN_VERSIONS:
             record.target = None
-            return False
+            return None
         record.direction, record.session, record.version, record.revision = direction, session, version, version
         if told is None:
             record.direction_observed = False
-        features = well_formed | (timed if record.t is not None else 0) | (http if record.http is not None else 0)
-        tests = clean_tests.get((_NOTIFICATION, method))
-        if tests is not None:
-            for bit, clean in tests:
-                if clean(record):
-                    features &= ~bit
-        plan = dispatch.get((_NOTIFICATION, method, version, session.modern, session.phase, features, None,
-                             session.plan_facts))
-        if plan != _NO_PLAN:  # (not planned yet, or a check or tracker to run: the general path)
-            record.direction, record.target = told, None
-            if told is None:
-                record.direction_observed = True
-            return False
+        plan = plan_of(record, session, _NOTIFICATION, method, well_formed, None)
+        if plan != _NO_PLAN:
+            return plan
         if key is not None:
             keyed.move_to_end(key)
         session.last_record = record
@@ -129,3 +160,132 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], bool]:
 
     return lane
 
+
+
+def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
+    """The lane of a client's usual request in a handshake session (not the handshake itself,
+    nor a tools/list, whose answer the analyzer reads): a new integer or string id, no ``_meta``
+    but a fresh integer or string progress token, no cursor or task."""
+    plan_of, family_bits = _planner(engine), engine._family_bits
+    overlap, cursor = FEATURES["overlap"], FEATURES["cursor"]
+    keyed, commit_request = analyzer.keyed, analyzer._commit_request
+    only_sender, task_methods, session_methods = _ONLY_SENDER, TASK_METHODS, _SESSION_METHODS
+
+    def lane(record: Record) -> Lane:
+        key = record.session_key
+        session = analyzer.current if key is None else keyed.get(key)
+        if session is None or not session.messages or session.era != "legacy" or session.limits_hit \
+                or record.parent is not None or record.flags or record.signs != 0 or record.children:
+            return None
+        method = record.method
+        if method in session_methods or method in task_methods:
+            return None
+        rid = record.id
+        if type(rid) is not int and type(rid) is not str:
+            return None
+        params = record.params
+        msg = record.msg
+        features = family_bits
+        if type(params) is dict:
+            if "task" in params:
+                return None
+            if "cursor" in params:
+                features |= cursor
+            if "_meta" in params:
+                meta = params["_meta"]  # (only a lone progress token: no "meta" feature, no modern request)
+                if type(meta) is not dict or len(meta) != 1 or "progressToken" not in meta:
+                    return None
+                token = meta["progressToken"]
+                if type(token) is not int and type(token) is not str \
+                        or session.tokens.get(_C2S, EMPTY).get(token) is not None:
+                    return None
+        elif params is not None or "params" in msg:
+            return None
+        if msg.get("jsonrpc") != "2.0":
+            return None
+        told = record.direction
+        direction = told if told is not None else only_sender.get(method)
+        if direction is not _C2S or rid in session.requests.get(_C2S, EMPTY) or _C2S not in session.first_message:
+            return None
+        version = session.version or session.requested_version or analyzer.protocol_version
+        if version not in _KNOWN_VERSIONS:
+            return None
+        record.direction, record.session, record.version, record.revision = direction, session, version, version
+        if told is None:
+            record.direction_observed = False
+        if session.pending.get(_C2S):
+            features |= overlap
+        plan = plan_of(record, session, _REQUEST, method, features, None)
+        if plan != _NO_PLAN:
+            return plan
+        if key is not None:
+            keyed.move_to_end(key)
+        session.last_record = record
+        session.messages += 1
+        commit_request(record, session, _C2S)
+        return True
+
+    return lane
+
+
+def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
+    """The lane of the usual result: an object (no ``_meta``, no task) answering the open request
+    of its integer or string id, not cancelled, of a method whose answer changes nothing but the
+    request tables (not the handshake's, not a tools/list)."""
+    plan_of = _planner(engine)
+    well_formed, task_ops = FEATURES["token"] | engine._family_bits, FEATURES["task-ops"]
+    keyed, answer = analyzer.keyed, Analyzer._answer
+    task_methods, session_methods = TASK_METHODS, _SESSION_METHODS
+
+    def lane(record: Record) -> Lane:
+        key = record.session_key
+        session = analyzer.current if key is None else keyed.get(key)
+        if session is None or not session.messages or record.parent is not None or record.flags \
+                or record.signs != 0 or record.children:
+            return None
+        msg = record.msg
+        result = msg.get("result")
+        if type(result) is not dict or "_meta" in result or "task" in result or "error" in msg \
+                or msg.get("jsonrpc") != "2.0":
+            return None
+        rid = record.id
+        if type(rid) is not int and type(rid) is not str:
+            return None
+        told = record.direction
+        if told is None:
+            if key is not None:
+                return None
+            entry = _open_client_request(record, session)  # (as Analyzer.observe finds it)
+            direction = _S2C
+        else:
+            direction = told
+            asker = told.other
+            entry = session.requests.get(asker, EMPTY).get(rid) or session.pending.get(asker, EMPTY).get(rid)
+            if type(entry) is not RequestEntry or entry.response is not None:
+                return None
+        if entry is None or entry.cancel is not None or direction not in session.first_message:
+            return None
+        request = entry.record
+        method = request.method
+        params = request.params
+        if method in session_methods or method in task_methods or type(params) is dict and "task" in params:
+            return None
+        version = request.version or session.version or session.requested_version or analyzer.protocol_version
+        if version not in _KNOWN_VERSIONS:
+            return None
+        record.direction, record.session, record.version, record.revision = direction, session, version, version
+        record.request, record.answer = request, "ok"
+        if told is None:
+            record.direction_observed = False
+        plan = plan_of(record, session, _RESULT, method,
+                       well_formed | task_ops if OPS_FACT in session.plan_facts else well_formed, "ok")
+        if plan != _NO_PLAN:
+            return plan
+        if key is not None:
+            keyed.move_to_end(key)
+        session.last_record = record
+        session.messages += 1
+        answer(session, direction.other, rid, record)
+        return True
+
+    return lane
