@@ -34,6 +34,7 @@ from mcplint.analysis.analyzer import (
     Analyzer,
     RequestEntry,
     _open_client_request,
+    _progress_ref,
     note_progress,
     progress_ref,
 )
@@ -118,7 +119,14 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
             token = params.get("progressToken")
             if type(token) is not int and type(token) is not str:
                 return None
-            if told is None:
+            if told is None and not session.server_asked:  # (Analyzer._progress_sender's usual case)
+                table = session.tokens.get(_C2S)
+                live = table.get(token) if table is not None else None
+                if live is None:
+                    return None
+                direction = _S2C
+                ref = record.target = _progress_ref(token, token, _C2S, live, None)
+            elif told is None:
                 direction = Analyzer._progress_sender(record, session, params)  # (sets record.target)
                 if direction is None:
                     return None
