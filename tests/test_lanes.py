@@ -158,3 +158,18 @@ def test_an_unusual_progress_notification_takes_the_general_path():
     codes = [f["code"] for f in findings(stalled + stalled, "x.jsonl", True, select_rules())]
     assert codes == [f["code"] for f in findings(stalled + stalled, "x.jsonl", False, select_rules())]
     assert codes.count("PR005") == 2
+
+
+def test_an_analyzer_that_commits_its_own_way_takes_no_lane():
+    """A lane does what Analyzer.observe and commit do: an analyzer class that overrides them
+    sees every record."""
+    seen = []
+
+    class Watching(Analyzer):
+        def commit(self, record):
+            seen.append(record.line)
+            super().commit(record)
+
+    engine = Engine(select_rules())
+    assert list(engine.lint_stream(io.BytesIO(CLEAN + CLEAN), "clean.jsonl", analyzer=Watching("clean.jsonl"))) == []
+    assert seen == list(range(1, 21))

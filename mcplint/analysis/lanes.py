@@ -54,7 +54,12 @@ _SESSION_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
 
 def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]]:
     """The lanes of ``engine`` (an ``Engine``) for the records of ``analyzer``, by record kind: each
-    takes a record and returns None, True or a plan (see above)."""
+    takes a record and returns None, True or a plan (see above). None for an analyzer of a class
+    that observes or commits its own way: a lane does what ``Analyzer``'s methods do."""
+    cls = type(analyzer)
+    if cls.observe is not Analyzer.observe or cls.commit is not Analyzer.commit \
+            or cls._commit_request is not Analyzer._commit_request or cls._answer is not Analyzer._answer:
+        return {}
     return {_NOTIFICATION: notification_lane(engine, analyzer), _REQUEST: request_lane(engine, analyzer),
             _RESULT: result_lane(engine, analyzer)}
 
