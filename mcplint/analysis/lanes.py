@@ -33,6 +33,7 @@ from mcplint.analysis.analyzer import (
     EMPTY,
     Analyzer,
     RequestEntry,
+    Session,
     _open_client_request,
     _progress_ref,
     note_progress,
@@ -64,15 +65,41 @@ def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]
             _RESULT: result_lane(engine, analyzer)}
 
 
-def _planner(engine) -> Callable[..., tuple]:
-    """``plan_of(record, session, kind, method, features, answer)``: the plan of a settled record
-    (``method``: its own or its request's) whose usual shape has the feature bits ``features``,
-    with the bits of its time and HTTP facts and without those its clean tests clear, as
-    ``Engine._plan`` finds it (and makes it, the first time)."""
-    dispatch, clean_tests, plan_anew = engine._dispatch, engine._clean_tests, engine._plan
+def _runner(analyzer: Analyzer) -> Callable[[Record], Session | None]:
+    """``running(record)``: the session under way that ``record`` joins as ``Analyzer.observe``
+    would see it (the current one, or the one the capture names), if it holds a message already;
+    None for a session just started, a batch element, a record with reader flags or with
+    literals of the secret rules (each a feature of its own)."""
+    keyed = analyzer.keyed
+
+    def running(record: Record) -> Session | None:
+        key = record.session_key
+        session = analyzer.current if key is None else keyed.get(key)
+        if session is None or not session.messages or record.parent is not None or record.flags \
+                or record.signs != 0 or record.children:
+            return None
+        return session
+
+    return running
+
+
+def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
+    """``settle(record, session, told, direction, version, kind, method, features, answer)``: what
+    every lane does once it knows a record is of the usual kind. It settles the record as
+    ``Analyzer.observe`` would (``told``: the direction the capture gave, else None) and finds its
+    plan as ``Engine._plan`` would (``method``: its own or its request's; ``features``: the bits of
+    its usual shape, to which it adds those of its time and HTTP facts and from which it takes
+    those its clean tests clear), making it the first time. It returns the plan when the plan
+    runs something; else it notes the record in its session as ``Analyzer.commit`` does for every
+    message and returns None, and the lane commits what is its kind's own."""
+    dispatch, clean_tests, plan_anew, keyed = engine._dispatch, engine._clean_tests, engine._plan, analyzer.keyed
     timed, http = FEATURES["timed"], FEATURES["http"]
 
-    def plan_of(record: Record, session, kind: Kind, method: str, features: int, answer: str | None) -> tuple:
+    def settle(record: Record, session, told: Direction | None, direction: Direction, version: str, kind: Kind,
+               method: str, features: int, answer: str | None) -> tuple | None:
+        record.direction, record.session, record.version, record.revision = direction, session, version, version
+        if told is None:
+            record.direction_observed = False
         if record.t is not None:
             features |= timed
         if record.http is not None:
@@ -82,10 +109,18 @@ def _planner(engine) -> Callable[..., tuple]:
             for bit, clean in tests:
                 if clean(record):
                     features &= ~bit
-        return dispatch.get((kind, method, record.revision, session.modern, session.phase, features, answer,
+        plan = dispatch.get((kind, method, version, session.modern, session.phase, features, answer,
                              session.plan_facts)) or plan_anew(record, session)
+        if plan != _NO_PLAN:
+            return plan
+        key = record.session_key
+        if key is not None:
+            keyed.move_to_end(key)
+        session.last_record = record
+        session.messages += 1
+        return None
 
-    return plan_of
+    return settle
 
 
 def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
@@ -93,19 +128,13 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     the peer (no ``_meta``, no task, not cancelled), or a notification only one side sends that
     the analyzer does not commit (``notifications/message``, ...), for ``engine`` (an
     ``Engine``: its plans, clean tests and family feature bits)."""
-    plan_of = _planner(engine)
+    settle, running = _settler(engine, analyzer), _runner(analyzer)
     well_formed = FEATURES["token"] | engine._family_bits  # the features of every usual notification
-    keyed = analyzer.keyed
     only_sender, committed, task_methods = _ONLY_SENDER, _COMMITTED_NOTIFICATIONS, TASK_METHODS
 
     def lane(record: Record) -> Lane:
-        key = record.session_key
-        if key is None:
-            session = analyzer.current
-        else:
-            session = keyed.get(key)
-        if session is None or not session.messages or record.parent is not None or record.flags \
-                or record.signs != 0 or record.children:
+        session = running(record)
+        if session is None:
             return None
         params = record.params
         msg = record.msg
@@ -157,16 +186,9 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         if version not in _KNOWN_VERSIONS:
             record.target = None
             return None
-        record.direction, record.session, record.version, record.revision = direction, session, version, version
-        if told is None:
-            record.direction_observed = False
-        plan = plan_of(record, session, _NOTIFICATION, method, well_formed, None)
-        if plan != _NO_PLAN:
+        plan = settle(record, session, told, direction, version, _NOTIFICATION, method, well_formed, None)
+        if plan is not None:
             return plan
-        if key is not None:
-            keyed.move_to_end(key)
-        session.last_record = record
-        session.messages += 1
         if entry is not None:
             note_progress(entry, params, record)
         return True
@@ -174,21 +196,18 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     return lane
 
 
-
 def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     """The lane of a client's usual request in a handshake session (not the handshake itself,
     nor a tools/list, whose answer the analyzer reads): a new integer or string id, no ``_meta``
     but a fresh integer or string progress token, no cursor or task."""
-    plan_of, family_bits = _planner(engine), engine._family_bits
+    settle, running, family_bits = _settler(engine, analyzer), _runner(analyzer), engine._family_bits
     overlap, cursor = FEATURES["overlap"], FEATURES["cursor"]
-    keyed, commit_request = analyzer.keyed, analyzer._commit_request
+    commit_request = analyzer._commit_request
     only_sender, task_methods, session_methods = _ONLY_SENDER, TASK_METHODS, _SESSION_METHODS
 
     def lane(record: Record) -> Lane:
-        key = record.session_key
-        session = analyzer.current if key is None else keyed.get(key)
-        if session is None or not session.messages or session.era != "legacy" or session.limits_hit \
-                or record.parent is not None or record.flags or record.signs != 0 or record.children:
+        session = running(record)
+        if session is None or session.era != "legacy" or session.limits_hit:
             return None
         method = record.method
         if method in session_methods or method in task_methods:
@@ -223,18 +242,11 @@ def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         version = session.version or session.requested_version or analyzer.protocol_version
         if version not in _KNOWN_VERSIONS:
             return None
-        record.direction, record.session, record.version, record.revision = direction, session, version, version
-        if told is None:
-            record.direction_observed = False
         if session.pending.get(_C2S):
             features |= overlap
-        plan = plan_of(record, session, _REQUEST, method, features, None)
-        if plan != _NO_PLAN:
+        plan = settle(record, session, told, direction, version, _REQUEST, method, features, None)
+        if plan is not None:
             return plan
-        if key is not None:
-            keyed.move_to_end(key)
-        session.last_record = record
-        session.messages += 1
         commit_request(record, session, _C2S)
         return True
 
@@ -245,16 +257,13 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     """The lane of the usual result: an object (no ``_meta``, no task) answering the open request
     of its integer or string id, not cancelled, of a method whose answer changes nothing but the
     request tables (not the handshake's, not a tools/list)."""
-    plan_of = _planner(engine)
+    settle, running, answer = _settler(engine, analyzer), _runner(analyzer), Analyzer._answer
     well_formed, task_ops = FEATURES["token"] | engine._family_bits, FEATURES["task-ops"]
-    keyed, answer = analyzer.keyed, Analyzer._answer
     task_methods, session_methods = TASK_METHODS, _SESSION_METHODS
 
     def lane(record: Record) -> Lane:
-        key = record.session_key
-        session = analyzer.current if key is None else keyed.get(key)
-        if session is None or not session.messages or record.parent is not None or record.flags \
-                or record.signs != 0 or record.children:
+        session = running(record)
+        if session is None:
             return None
         msg = record.msg
         result = msg.get("result")
@@ -266,7 +275,7 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
             return None
         told = record.direction
         if told is None:
-            if key is not None:
+            if record.session_key is not None:
                 return None
             entry = _open_client_request(record, session)  # (as Analyzer.observe finds it)
             direction = _S2C
@@ -286,18 +295,11 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         version = request.version or session.version or session.requested_version or analyzer.protocol_version
         if version not in _KNOWN_VERSIONS:
             return None
-        record.direction, record.session, record.version, record.revision = direction, session, version, version
         record.request, record.answer = request, "ok"
-        if told is None:
-            record.direction_observed = False
-        plan = plan_of(record, session, _RESULT, method,
-                       well_formed | task_ops if OPS_FACT in session.plan_facts else well_formed, "ok")
-        if plan != _NO_PLAN:
+        plan = settle(record, session, told, direction, version, _RESULT, method,
+                      well_formed | task_ops if OPS_FACT in session.plan_facts else well_formed, "ok")
+        if plan is not None:
             return plan
-        if key is not None:
-            keyed.move_to_end(key)
-        session.last_record = record
-        session.messages += 1
         answer(session, direction.other, rid, record)
         return True
 
