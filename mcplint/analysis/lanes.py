@@ -47,19 +47,21 @@ PROGRESS = "notifications/progress"
 _REQUEST, _NOTIFICATION, _RESULT = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT
 _C2S, _S2C = Direction.C2S, Direction.S2C
 _NO_PLAN: tuple = ((), ())
+#: the methods of ``Analyzer`` whose work the lanes do (or call)
+_ANALYZER_STEPS = ("observe", "commit", "_commit_request", "_answer", "_commit_notification", "_progress_sender")
 #: what a lane returns: None (the general path), True (done) or the plan to run
 Lane = None | bool | tuple
-#: requests whose commit or answer changes more than the request tables (the general path)
-_SESSION_METHODS = frozenset({"initialize", "server/discover", "tools/list"})
+#: requests that may start a session (the general path: ``Analyzer._session_for``)
+_OPENING_METHODS = frozenset({"initialize", "server/discover"})
+#: methods whose answer changes more than the request tables (``Analyzer.commit``: the general path)
+_SESSION_METHODS = _OPENING_METHODS | {"tools/list"}
 
 
 def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]]:
     """The lanes of ``engine`` (an ``Engine``) for the records of ``analyzer``, by record kind: each
     takes a record and returns None, True or a plan (see above). None for an analyzer of a class
     that observes or commits its own way: a lane does what ``Analyzer``'s methods do."""
-    cls = type(analyzer)
-    if cls.observe is not Analyzer.observe or cls.commit is not Analyzer.commit \
-            or cls._commit_request is not Analyzer._commit_request or cls._answer is not Analyzer._answer:
+    if any(getattr(type(analyzer), name) is not getattr(Analyzer, name) for name in _ANALYZER_STEPS):
         return {}
     return {_NOTIFICATION: notification_lane(engine, analyzer), _REQUEST: request_lane(engine, analyzer),
             _RESULT: result_lane(engine, analyzer)}
@@ -125,12 +127,13 @@ def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
 
 def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     """The lane of a usual notification of ``analyzer``'s sessions: progress for a live request of
-    the peer (no ``_meta``, no task, not cancelled), or a notification only one side sends that
-    the analyzer does not commit (``notifications/message``, ...), for ``engine`` (an
-    ``Engine``: its plans, clean tests and family feature bits)."""
+    the peer (no ``_meta``, no task, not cancelled), or a notification whose sender the capture
+    or its method tells (``notifications/message``, ``notifications/initialized``, ...), for
+    ``engine`` (an ``Engine``: its plans, clean tests and family feature bits)."""
     settle, running = _settler(engine, analyzer), _runner(analyzer)
     well_formed = FEATURES["token"] | engine._family_bits  # the features of every usual notification
     only_sender, committed, task_methods = _ONLY_SENDER, _COMMITTED_NOTIFICATIONS, TASK_METHODS
+    commit_notification = Analyzer._commit_notification
 
     def lane(record: Record) -> Lane:
         session = running(record)
@@ -173,7 +176,7 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
                 record.target = None
                 return None
         else:
-            if method in committed or method in task_methods:
+            if method in task_methods:
                 return None
             direction = told if told is not None else only_sender.get(method)
             if direction is None:
@@ -191,26 +194,28 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
             return plan
         if entry is not None:
             note_progress(entry, params, record)
+        elif method in committed:
+            commit_notification(record, session, direction)
         return True
 
     return lane
 
 
 def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
-    """The lane of a client's usual request in a handshake session (not the handshake itself,
-    nor a tools/list, whose answer the analyzer reads): a new integer or string id, no ``_meta``
-    but a fresh integer or string progress token, no cursor or task."""
+    """The lane of a client's usual request in a handshake session (not one that may open a
+    session): a new integer or string id, no ``_meta`` but a fresh integer or string progress
+    token, no task."""
     settle, running, family_bits = _settler(engine, analyzer), _runner(analyzer), engine._family_bits
     overlap, cursor = FEATURES["overlap"], FEATURES["cursor"]
     commit_request = analyzer._commit_request
-    only_sender, task_methods, session_methods = _ONLY_SENDER, TASK_METHODS, _SESSION_METHODS
+    only_sender, task_methods, opening_methods = _ONLY_SENDER, TASK_METHODS, _OPENING_METHODS
 
     def lane(record: Record) -> Lane:
         session = running(record)
         if session is None or session.era != "legacy" or session.limits_hit:
             return None
         method = record.method
-        if method in session_methods or method in task_methods:
+        if method in opening_methods or method in task_methods:
             return None
         rid = record.id
         if type(rid) is not int and type(rid) is not str:
