@@ -144,12 +144,12 @@ def general_lines(data: bytes, rules=None, lanes: bool = True) -> set[int]:
 
 @pytest.mark.parametrize("rules", [None, select_rules()], ids=["all rules", "default rules"])
 def test_the_usual_records_of_a_clean_session_take_the_lanes(rules):
-    """The first notifications/initialized, tools/list, tools/call, progress, log message and
-    answer of the file are planned the general way, which makes their plans; the later ones find
+    """The first notifications/initialized, tools/list and its answer, tools/call, progress, log
+    message and answer of the file are planned the general way, which makes their plans; the later ones find
     their plans made: in the first session (the second progress, line 9) and in the second (all
-    but its initialize, the answer to it and the tools/list result)."""
+    but its initialize and the answer to it, the server's first message)."""
     everything = general_lines(CLEAN + CLEAN, rules, lanes=False)
-    assert everything - general_lines(CLEAN + CLEAN, rules) == {9, 13, 14, 16, 17, 18, 19, 20}
+    assert everything - general_lines(CLEAN + CLEAN, rules) == {9, *range(13, 21)}
 
 
 def test_an_unusual_progress_notification_takes_the_general_path():

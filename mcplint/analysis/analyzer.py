@@ -783,6 +783,10 @@ _KNOWN_VERSIONS = frozenset(protocol.VERSIONS)
 _COMMITTED_NOTIFICATIONS = frozenset({"notifications/initialized", "notifications/cancelled",
                                       "notifications/tools/list_changed"})
 
+#: The methods whose responses tell the analyzer more than that they were answered: the
+#: handshake's version and capabilities, the server's tools (:meth:`Analyzer._commit_answer_read`)
+ANSWERS_READ = frozenset({"initialize", "tools/list", "server/discover"})
+
 #: Methods that only one side ever sends, by that side (direction inference of JSON Lines).
 _ONLY_SENDER = {method: next(iter(spec.senders)) for method, spec in protocol.METHODS.items()
                 if len(spec.senders) == 1}
@@ -1141,15 +1145,8 @@ class Analyzer:
                     return
                 asker, key = asked
             request = self._answer(session, asker, key, record).record
-            method = request.method
-            if method == "initialize":
-                self._commit_initialize_response(record, session)
-            elif method == "tools/list" and kind is _RESULT:
-                self._commit_tools_page(request, record, session)
-            elif method == "server/discover" and kind is _RESULT:
-                result = record.msg.get("result")
-                if isinstance(result, dict):
-                    session.server_caps = result.get("capabilities")
+            if request.method in ANSWERS_READ:
+                self._commit_answer_read(record, session, request)
         else:
             if kind is _COMMENT and session.client_closed is None and client_ends(record):
                 session.client_closed = record
@@ -1207,6 +1204,18 @@ class Analyzer:
             meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
             if protocol.CLIENT_CAPABILITIES_META in meta:
                 session.client_caps = meta[protocol.CLIENT_CAPABILITIES_META]
+
+    def _commit_answer_read(self, record: Record, session: Session, request: Record) -> None:
+        """Commit what a response to a request of :data:`ANSWERS_READ` tells of the session."""
+        method, kind = request.method, record.kind
+        if method == "initialize":
+            self._commit_initialize_response(record, session)
+        elif method == "tools/list" and kind is _RESULT:
+            self._commit_tools_page(request, record, session)
+        elif method == "server/discover" and kind is _RESULT:
+            result = record.msg.get("result")
+            if isinstance(result, dict):
+                session.server_caps = result.get("capabilities")
 
     @staticmethod
     def _commit_unusual_response(record: Record, session: Session) -> tuple[Direction, Any] | None:

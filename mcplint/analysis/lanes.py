@@ -30,6 +30,7 @@ from mcplint.analysis.analyzer import (
     _COMMITTED_NOTIFICATIONS,
     _KNOWN_VERSIONS,
     _ONLY_SENDER,
+    ANSWERS_READ,
     EMPTY,
     Analyzer,
     RequestEntry,
@@ -48,13 +49,12 @@ _REQUEST, _NOTIFICATION, _RESULT = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT
 _C2S, _S2C = Direction.C2S, Direction.S2C
 _NO_PLAN: tuple = ((), ())
 #: the methods of ``Analyzer`` whose work the lanes do (or call)
-_ANALYZER_STEPS = ("observe", "commit", "_commit_request", "_answer", "_commit_notification", "_progress_sender")
+_ANALYZER_STEPS = ("observe", "commit", "_commit_request", "_answer", "_commit_answer_read", "_commit_notification",
+                   "_progress_sender")
 #: what a lane returns: None (the general path), True (done) or the plan to run
 Lane = None | bool | tuple
 #: requests that may start a session (the general path: ``Analyzer._session_for``)
 _OPENING_METHODS = frozenset({"initialize", "server/discover"})
-#: methods whose answer changes more than the request tables (``Analyzer.commit``: the general path)
-_SESSION_METHODS = _OPENING_METHODS | {"tools/list"}
 
 
 def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]]:
@@ -259,12 +259,12 @@ def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
 
 
 def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
-    """The lane of the usual result: an object (no ``_meta``, no task) answering the open request
-    of its integer or string id, not cancelled, of a method whose answer changes nothing but the
-    request tables (not the handshake's, not a tools/list)."""
+    """The lane of the usual result: an object (no ``_meta``, no task) answering the open,
+    uncancelled request of its integer or string id (a server's first message, the answer to
+    initialize, takes the general path: ``Analyzer._first_message``)."""
     settle, running, answer = _settler(engine, analyzer), _runner(analyzer), Analyzer._answer
     well_formed, task_ops = FEATURES["token"] | engine._family_bits, FEATURES["task-ops"]
-    task_methods, session_methods = TASK_METHODS, _SESSION_METHODS
+    task_methods, answers_read, commit_answer_read = TASK_METHODS, ANSWERS_READ, analyzer._commit_answer_read
 
     def lane(record: Record) -> Lane:
         session = running(record)
@@ -295,7 +295,7 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         request = entry.record
         method = request.method
         params = request.params
-        if method in session_methods or method in task_methods or type(params) is dict and "task" in params:
+        if method in task_methods or type(params) is dict and "task" in params:
             return None
         version = request.version or session.version or session.requested_version or analyzer.protocol_version
         if version not in _KNOWN_VERSIONS:
@@ -306,6 +306,8 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         if plan is not None:
             return plan
         answer(session, direction.other, rid, record)
+        if method in answers_read:
+            commit_answer_read(record, session, request)
         return True
 
     return lane
