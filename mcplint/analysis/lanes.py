@@ -211,11 +211,11 @@ def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     only_sender, task_methods, opening_methods = _ONLY_SENDER, TASK_METHODS, _OPENING_METHODS
 
     def lane(record: Record) -> Lane:
-        session = running(record)
-        if session is None or session.era != "legacy" or session.limits_hit:
-            return None
         method = record.method
         if method in opening_methods or method in task_methods:
+            return None
+        session = running(record)
+        if session is None or session.era != "legacy" or session.limits_hit:
             return None
         rid = record.id
         if type(rid) is not int and type(rid) is not str:
@@ -279,18 +279,19 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         if type(rid) is not int and type(rid) is not str:
             return None
         told = record.direction
+        direction = _S2C if told is None else told
+        if direction not in session.first_message:  # (the server's first message: the answer to initialize)
+            return None
         if told is None:
             if record.session_key is not None:
                 return None
             entry = _open_client_request(record, session)  # (as Analyzer.observe finds it)
-            direction = _S2C
         else:
-            direction = told
             asker = told.other
             entry = session.requests.get(asker, EMPTY).get(rid) or session.pending.get(asker, EMPTY).get(rid)
             if type(entry) is not RequestEntry or entry.response is not None:
                 return None
-        if entry is None or entry.cancel is not None or direction not in session.first_message:
+        if entry is None or entry.cancel is not None:
             return None
         request = entry.record
         method = request.method
