@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcplint.analysis.analyzer import Analyzer
+from mcplint.analysis.analyzer import Analyzer, Limits
 from mcplint.analysis.engine import Engine
 from mcplint.config.select import select_rules
 from tests.ruledocs import RULES_DIR, parse_page, run_example
@@ -174,3 +174,23 @@ def test_an_analyzer_that_commits_its_own_way_takes_no_lane():
     engine = Engine(select_rules())
     assert list(engine.lint_stream(io.BytesIO(CLEAN + CLEAN), "clean.jsonl", analyzer=Watching("clean.jsonl"))) == []
     assert seen == list(range(1, 21))
+
+
+def test_named_sessions_are_active_in_the_same_order_with_and_without_lanes():
+    """A record of a named session that takes a lane makes its session the most recently active
+    one, as Analyzer._session_for does, also when its plan runs a check (a ping): which session
+    is finished as idle when too many are open depends on that order."""
+    def lines(label: str, messages: list[dict]) -> list[bytes]:
+        return [orjson.dumps({"dir": "s2c" if "result" in m else "c2s", "session": label, "msg": m})
+                for m in messages]
+
+    ping = [{"jsonrpc": "2.0", "id": 7, "method": "ping"}]
+    data = b"\n".join(lines("a", HANDSHAKE) + lines("b", HANDSHAKE) + lines("a", ping) + lines("c", HANDSHAKE)
+                      + lines("a", [{"jsonrpc": "2.0", "id": 7, "result": {}}])) + b"\n"
+
+    def run(lanes: bool) -> list[dict]:
+        engine = Engine(lanes=lanes)
+        analyzer = Analyzer("x.mcplog", None, Limits(sessions=2))
+        return [f.to_dict() for f in engine.lint_stream(io.BytesIO(data), "x.mcplog", analyzer=analyzer)]
+
+    assert run(True) == run(False)

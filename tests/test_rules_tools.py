@@ -796,7 +796,8 @@ def test_plain_answer_reads_the_kept_verdict_as_argument_errors_would(calls):
         run_transcript(listing("2025-06-18", [ADD, _PATTERN], "".join(lines)))
     finally:
         _base.FAMILY_FEATURES["odd-answer"] = (kind, methods, clean)
-    assert len(compared) == len(calls)
+    # (each answer judged: a lane that makes a plan the first time lets Engine._plan test it again)
+    assert len({line for line, _, _ in compared}) == len(calls)
     assert all(verdict == reference for _, verdict, reference in compared), compared
 
 

@@ -16,8 +16,6 @@ from mcplint.model import Direction, Finding, Kind, Record
 from mcplint.rules import all_rules
 from mcplint.rules._base import FAMILY_FEATURES, TRACKERS, Rule, Tracker
 
-# the kinds as plain names: ``Kind.RESULT`` costs a descriptor call (about 50 ns in Python 3.11)
-_REQUEST, _NOTIFICATION, _RESULT, _ERROR = Kind.REQUEST, Kind.NOTIFICATION, Kind.RESULT, Kind.ERROR
 _C2S, _S2C = Direction.C2S, Direction.S2C
 
 #: the needs of a finisher (``Rule.finish_needs``) that are no key of ``Session.state``

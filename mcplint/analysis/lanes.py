@@ -70,15 +70,14 @@ def lanes_for(engine, analyzer: Analyzer) -> dict[Kind, Callable[[Record], Lane]
 def _runner(analyzer: Analyzer) -> Callable[[Record], Session | None]:
     """``running(record)``: the session under way that ``record`` joins as ``Analyzer.observe``
     would see it (the current one, or the one the capture names), if it holds a message already;
-    None for a session just started, a batch element, a record with reader flags or with
-    literals of the secret rules (each a feature of its own)."""
+    None for a session just started, a batch element or a record with reader flags (a feature
+    of its own)."""
     keyed = analyzer.keyed
 
     def running(record: Record) -> Session | None:
         key = record.session_key
         session = analyzer.current if key is None else keyed.get(key)
-        if session is None or not session.messages or record.parent is not None or record.flags \
-                or record.signs != 0 or record.children:
+        if session is None or not session.messages or record.parent is not None or record.flags or record.children:
             return None
         return session
 
@@ -90,22 +89,27 @@ def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
     every lane does once it knows a record is of the usual kind. It settles the record as
     ``Analyzer.observe`` would (``told``: the direction the capture gave, else None) and finds its
     plan as ``Engine._plan`` would (``method``: its own or its request's; ``features``: the bits of
-    its usual shape, to which it adds those of its time and HTTP facts and from which it takes
-    those its clean tests clear), making it the first time. It returns the plan when the plan
+    its usual shape, to which it adds those of its time, HTTP facts and secret-rule literals and
+    from which it takes those its clean tests clear), making it the first time. It returns the plan when the plan
     runs something; else it notes the record in its session as ``Analyzer.commit`` does for every
     message and returns None, and the lane commits what is its kind's own."""
     dispatch, clean_tests, plan_anew, keyed = engine._dispatch, engine._clean_tests, engine._plan, analyzer.keyed
-    timed, http = FEATURES["timed"], FEATURES["http"]
+    timed, http, signs = FEATURES["timed"], FEATURES["http"], FEATURES["signs"]
 
     def settle(record: Record, session, told: Direction | None, direction: Direction, version: str, kind: Kind,
                method: str, features: int, answer: str | None) -> tuple | None:
         record.direction, record.session, record.version, record.revision = direction, session, version, version
         if told is None:
             record.direction_observed = False
+        key = record.session_key
+        if key is not None:
+            keyed.move_to_end(key)  # (Analyzer._session_for: the named session was active last)
         if record.t is not None:
             features |= timed
         if record.http is not None:
             features |= http
+        if record.signs != 0:  # (literals of the secret rules, or None: not scanned by the reader)
+            features |= signs
         tests = clean_tests.get((kind, method))
         if tests is not None:
             for bit, clean in tests:
@@ -115,9 +119,6 @@ def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
                              session.plan_facts)) or plan_anew(record, session)
         if plan != _NO_PLAN:
             return plan
-        key = record.session_key
-        if key is not None:
-            keyed.move_to_end(key)
         session.last_record = record
         session.messages += 1
         return None
