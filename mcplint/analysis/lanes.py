@@ -50,7 +50,7 @@ _C2S, _S2C = Direction.C2S, Direction.S2C
 _NO_PLAN: tuple = ((), ())
 #: the methods of ``Analyzer`` whose work the lanes do (or call)
 _ANALYZER_STEPS = ("observe", "commit", "_commit_request", "_answer", "_commit_answer_read", "_commit_notification",
-                   "_progress_sender")
+                   "_progress_sender", "_first_message")
 #: what a lane returns: None (the general path), True (done) or the plan to run
 Lane = None | bool | tuple
 #: requests that may start a session (the general path: ``Analyzer._session_for``)
@@ -261,11 +261,12 @@ def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
 
 def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
     """The lane of the usual result: an object (no ``_meta``, no task) answering the open,
-    uncancelled request of its integer or string id (a server's first message, the answer to
-    initialize, takes the general path: ``Analyzer._first_message``)."""
+    uncancelled request of its integer or string id; the answer to initialize too, the server's
+    first message, noted as such (``Analyzer._first_message``)."""
     settle, running, answer = _settler(engine, analyzer), _runner(analyzer), Analyzer._answer
     well_formed, task_ops = FEATURES["token"] | engine._family_bits, FEATURES["task-ops"]
     task_methods, answers_read, commit_answer_read = TASK_METHODS, ANSWERS_READ, analyzer._commit_answer_read
+    first_message = Analyzer._first_message
 
     def lane(record: Record) -> Lane:
         session = running(record)
@@ -281,8 +282,6 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
             return None
         told = record.direction
         direction = _S2C if told is None else told
-        if direction not in session.first_message:  # (the server's first message: the answer to initialize)
-            return None
         if told is None:
             if record.session_key is not None:
                 return None
@@ -302,6 +301,8 @@ def result_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
         version = request.version or session.version or session.requested_version or analyzer.protocol_version
         if version not in _KNOWN_VERSIONS:
             return None
+        if direction not in session.first_message:  # (the answer to initialize, as a rule)
+            first_message(record, session, direction)
         record.request, record.answer = request, "ok"
         plan = settle(record, session, told, direction, version, _RESULT, method,
                       well_formed | task_ops if OPS_FACT in session.plan_facts else well_formed, "ok")

@@ -24,6 +24,7 @@ So a file costs at most one extra pass, and only when its sessions really depend
 
 from __future__ import annotations
 
+import gc
 import io
 import itertools
 import mmap
@@ -875,6 +876,9 @@ def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[P
     progress = None
     if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
+    # The workers fork from this process as they start: with its objects frozen, no garbage
+    # collection of theirs walks (and so writes, one page copied at a time) what they inherited
+    gc.freeze()
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     owners: list[_Whole | _Split] = []
     try:
@@ -894,6 +898,8 @@ def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[P
     except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued
         _stop(pool)
         raise
+    finally:
+        gc.unfreeze()
     pool.shutdown()
     for owner in owners:
         if owner.error is not None:
