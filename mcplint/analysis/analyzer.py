@@ -841,9 +841,7 @@ class Analyzer:
             current = self.current = self._new_session()
             return current
         if record.kind is _REQUEST and record.direction is not _S2C and current.messages:
-            starts_legacy = record.method == "initialize"
-            starts_modern = current.era == "legacy" and is_modern_request(record)
-            if starts_legacy or starts_modern:
+            if record.method == "initialize" or current.era == "legacy" and is_modern_request(record):
                 self.closed.append(current)
                 current = self.current = self._new_session()
         return current

@@ -85,19 +85,21 @@ def _runner(analyzer: Analyzer) -> Callable[[Record], Session | None]:
 
 
 def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
-    """``settle(record, session, told, direction, version, kind, method, features, answer)``: what
-    every lane does once it knows a record is of the usual kind. It settles the record as
-    ``Analyzer.observe`` would (``told``: the direction the capture gave, else None) and finds its
-    plan as ``Engine._plan`` would (``method``: its own or its request's; ``features``: the bits of
-    its usual shape, to which it adds those of its time, HTTP facts and secret-rule literals and
-    from which it takes those its clean tests clear), making it the first time. It returns the plan when the plan
-    runs something; else it notes the record in its session as ``Analyzer.commit`` does for every
-    message and returns None, and the lane commits what is its kind's own."""
+    """``settle(record, session, told, direction, version, kind, method, features, answer,
+    opening=False)``: what every lane does once it knows a record is of the usual kind. It settles
+    the record as ``Analyzer.observe`` would (``told``: the direction the capture gave, else None)
+    and finds its plan as ``Engine._plan`` would (``method``: its own or its request's;
+    ``features``: the bits of its usual shape, to which it adds those of its time, HTTP facts and
+    secret-rule literals and from which it takes those its clean tests clear), making it the first
+    time. It returns the plan when the plan runs something (or, ``opening``, whatever it runs: the
+    engine commits a session's opening request, and finishes the session it ended); else it notes
+    the record in its session as ``Analyzer.commit`` does for every message and returns None, and
+    the lane commits what is its kind's own."""
     dispatch, clean_tests, plan_anew, keyed = engine._dispatch, engine._clean_tests, engine._plan, analyzer.keyed
     timed, http, signs = FEATURES["timed"], FEATURES["http"], FEATURES["signs"]
 
-    def settle(record: Record, session, told: Direction | None, direction: Direction, version: str, kind: Kind,
-               method: str, features: int, answer: str | None) -> tuple | None:
+    def settle(record: Record, session, told: Direction | None, direction: Direction, version: str | None,
+               kind: Kind, method: str, features: int, answer: str | None, opening: bool = False) -> tuple | None:
         record.direction, record.session, record.version, record.revision = direction, session, version, version
         if told is None:
             record.direction_observed = False
@@ -117,7 +119,7 @@ def _settler(engine, analyzer: Analyzer) -> Callable[..., tuple | None]:
                     features &= ~bit
         plan = dispatch.get((kind, method, version, session.modern, session.phase, features, answer,
                              session.plan_facts)) or plan_anew(record, session)
-        if plan != _NO_PLAN:
+        if opening or plan != _NO_PLAN:
             return plan
         session.last_record = record
         session.messages += 1
@@ -203,17 +205,20 @@ def notification_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
 
 
 def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
-    """The lane of a client's usual request in a handshake session (not one that may open a
-    session): a new integer or string id, no ``_meta`` but a fresh integer or string progress
-    token, no task."""
+    """The lane of a client's usual request in a handshake session: a new integer or string id, no
+    ``_meta`` but a fresh integer or string progress token, no task; and of an ``initialize`` that
+    ends the session under way and opens the next one (:func:`opening_lane`)."""
     settle, running, family_bits = _settler(engine, analyzer), _runner(analyzer), engine._family_bits
     overlap, cursor = FEATURES["overlap"], FEATURES["cursor"]
     commit_request = analyzer._commit_request
     only_sender, task_methods, opening_methods = _ONLY_SENDER, TASK_METHODS, _OPENING_METHODS
+    opening = opening_lane(engine, analyzer, settle, running)
 
     def lane(record: Record) -> Lane:
         method = record.method
-        if method in opening_methods or method in task_methods:
+        if method in opening_methods:
+            return opening(record) if method == "initialize" else None
+        if method in task_methods:
             return None
         session = running(record)
         if session is None or session.era != "legacy" or session.limits_hit:
@@ -255,6 +260,36 @@ def request_lane(engine, analyzer: Analyzer) -> Callable[[Record], Lane]:
             return plan
         commit_request(record, session, _C2S)
         return True
+
+    return lane
+
+
+def opening_lane(engine, analyzer: Analyzer, settle, running) -> Callable[[Record], Lane]:
+    """The lane of the request that opens most sessions of a tee of many: an ``initialize`` (integer
+    or string id, params without ``_meta`` or task) of the client after the session under way
+    (unnamed) has messages. It ends that session and opens the next (``Analyzer._session_for``,
+    as ``observe`` asks it), settles the record as the new session's first message and returns
+    its plan, even one that runs nothing: the engine commits the record and finishes the session
+    that ended, as it would have after ``observe``."""
+    family_bits = engine._family_bits | FEATURES["first"]  # (the first message of its session)
+    cursor, first_message = FEATURES["cursor"], Analyzer._first_message
+
+    def lane(record: Record) -> Lane:
+        if record.session_key is not None or running(record) is None:
+            return None  # (a named session, the file's first, or a record with reader flags)
+        rid, params, told = record.id, record.params, record.direction
+        if type(rid) is not int and type(rid) is not str or type(params) is not dict or "_meta" in params \
+                or "task" in params or told is _S2C or record.msg.get("jsonrpc") != "2.0":
+            return None
+        version = analyzer.protocol_version  # (a new session's: no version requested yet)
+        if version is not None and version not in _KNOWN_VERSIONS:
+            return None
+        session = record.session = analyzer._session_for(record)
+        session.first_record = record
+        session.set_era("legacy")
+        first_message(record, session, _C2S)
+        features = family_bits | cursor if "cursor" in params else family_bits
+        return settle(record, session, told, _C2S, version, _REQUEST, "initialize", features, None, True)
 
     return lane
 
