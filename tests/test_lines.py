@@ -93,8 +93,19 @@ class _Text(str):
     pass
 
 
+def _z(moment, timespec: str) -> str:
+    return moment.isoformat(timespec=timespec) + "Z"
+
+
+#: the usual shape, YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z (read by its minute), and its near misses
+_USUAL = st.builds(_z, st.datetimes(), st.sampled_from(["seconds", "milliseconds", "microseconds"]))
+_NEAR = st.builds(lambda ts, at, char: ts[:at] + char + ts[at + 1:], _USUAL, st.integers(0, 26),
+                  st.sampled_from(list("0123456789:-.TZ +\u0663x")))
+
+
 @given(st.one_of(st.datetimes(timezones=st.just(UTC)).map(lambda moment: moment.isoformat()),
                  st.datetimes().map(lambda moment: moment.isoformat(timespec="milliseconds") + "Z"),
+                 _USUAL, _NEAR, _NEAR.map(lambda ts: ts[:-2] + "Z"),
                  st.text(max_size=30), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
                  st.lists(st.integers(), max_size=2)))
 def test_parse_ts_reads_what_the_plain_reading_reads(ts):
