@@ -498,7 +498,7 @@ class Session:
     def find_request(self, sender: Direction, request_id: Any) -> RequestEntry | Answered | None:
         """The request ``sender`` made with exactly this id (type-exact), if any: whole, or compact
         (:class:`Answered`) when it was answered a while ago."""
-        key = id_key(request_id)
+        key = request_id if type(request_id) is int or type(request_id) is str else id_key(request_id)
         entry = self.requests.get(sender, EMPTY).get(key)
         return entry if entry is not None else self.pending.get(sender, EMPTY).get(key)
 

@@ -552,7 +552,8 @@ class RetryStorm(Rule):
             # (any other came after it, not alone, and was judged). If answered, no copy of its
             # call by its sender was open when it came, nor is it: its chain holds none that counts.
             for side in _SIDES:
-                for oldest in session.pending.get(side, EMPTY).values():
+                table = session.pending.get(side)  # (None: the side never asked)
+                for oldest in table.values() if table else ():
                     early = oldest.record
                     if early.seq > seen and early.method not in self.exempt:
                         held[side] = early
@@ -582,7 +583,7 @@ class RetryStorm(Rule):
             # else: too short to make a storm with this copy, and untimed: the copies that closed
             # are dropped when the chain is long enough to count (a closed copy stays closed)
         chain.append(record)
-        if len(chain) > max(self.keep, self.count):
+        if len(chain) > self.keep and len(chain) > self.count:
             del chain[0]
         if len(chain) != self.count:
             return ()

@@ -112,6 +112,9 @@ def label(record: Record) -> str:
     return f"{record.method} #{fmt_id(record.id)}"
 
 
+_SORTED = orjson.OPT_SORT_KEYS
+
+
 @per_recent_records  # HX004, CN009 and HX009 ask of a request and of an earlier one in turn
 def call_key(record: Record) -> tuple[str | None, int]:
     """What makes two requests "the same call": method and params without ``_meta``.
@@ -123,7 +126,7 @@ def call_key(record: Record) -> tuple[str | None, int]:
         params = params.copy()
         del params["_meta"]
     try:
-        body = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
+        body = orjson.dumps(params, option=_SORTED)
     except TypeError:
         body = repr(params).encode()
     return (record.method, hash(body))
