@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import orjson
 
 from mcplint import protocol
-from mcplint.analysis.analyzer import EMPTY, Bounded, RequestEntry, Session
+from mcplint.analysis.analyzer import Bounded, RequestEntry, Session
 from mcplint.excerpt import _SENSITIVE_KEY, _TOKEN
 from mcplint.model import Direction, Kind, Record, Severity
 from mcplint.protocol import LONG_LIVED
@@ -142,8 +142,8 @@ class _Reissue(Rule):
         return method not in cls.exempt  # never judged (a request is dispatched by its own method)
 
     def check(self, record, session):
-        if record.direction is not _C2S or not record.has_id \
-                or (not session.pending.get(_C2S) and not session.limits_hit) \
+        pending = session.pending.get(_C2S)  # (None: the client asked nothing yet)
+        if record.direction is not _C2S or not record.has_id or (not pending and not session.limits_hit) \
                 or (self.ignored_transport is not None and record.transport == self.ignored_transport):
             return ()  # (the third test is alone(), for a check called without the "overlap" feature)
         # A finding needs the latest earlier copy of the call still open (a whole pending entry).
@@ -158,7 +158,7 @@ class _Reissue(Rule):
             state = session.state[type(self)] = _Reissued()
         latest = state.latest
         seen, state.seen = state.seen, record.seq
-        for oldest in session.pending.get(_C2S, EMPTY).values():
+        for oldest in pending.values() if pending else ():
             if type(oldest) is RequestEntry and oldest.record.seq > seen:
                 first = oldest.record
                 if first.method not in self.exempt and (self.ignored_transport is None
