@@ -570,3 +570,32 @@ def test_stopping_the_pool_leaves_no_manager_thread_behind():
     _stop(pool)
     assert not manager.is_alive()
     assert all(f.cancelled() or f.done() for f in futures[2:])
+
+
+@pytest.mark.parametrize("frozen_before", [False, True], ids=["nothing frozen", "the program froze objects"])
+def test_the_parent_freezes_its_objects_for_the_workers_and_thaws_them(tmp_path, monkeypatch, frozen_before):
+    """The workers fork while the parent's objects are frozen (``gc.freeze``: no collection of a
+    worker copies the pages it inherited); afterwards the parent's objects are as they were, also
+    where the program had frozen objects of its own (then nothing more is frozen, nor thawed: the
+    count only drops by the frozen objects freed meanwhile)."""
+    import gc
+
+    seen = []
+    submit = parallel._Run.submit
+
+    def watching(self, *args, **kwargs):
+        seen.append(gc.get_freeze_count())
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(parallel._Run, "submit", watching)
+    paths = [str(write(tmp_path, f"{n}.jsonl", jsonl(session(n * 10, calls=2)))) for n in range(2)]
+    if frozen_before:
+        gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        same(paths)
+        after = gc.get_freeze_count()
+        assert 0 < after <= before if frozen_before else after == 0
+    finally:
+        gc.unfreeze()
+    assert seen and all(0 < count <= before if frozen_before else count > 0 for count in seen)

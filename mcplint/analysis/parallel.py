@@ -877,8 +877,11 @@ def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[P
     if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
     # The workers fork from this process as they start: with its objects frozen, no garbage
-    # collection of theirs walks (and so writes, one page copied at a time) what they inherited
-    gc.freeze()
+    # collection of theirs walks (and so writes, one page copied at a time) what they inherited.
+    # (Not where the program froze objects of its own: unfreezing would thaw those too.)
+    freezing = gc.get_freeze_count() == 0
+    if freezing:
+        gc.freeze()
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     owners: list[_Whole | _Split] = []
     try:
@@ -899,7 +902,8 @@ def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[P
         _stop(pool)
         raise
     finally:
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
     pool.shutdown()
     for owner in owners:
         if owner.error is not None:
