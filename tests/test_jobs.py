@@ -8,6 +8,7 @@ file went back to one process).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import re
@@ -553,6 +554,7 @@ def test_a_process_pool_that_cannot_start_falls_back_to_one_process(monkeypatch)
     findings, summary = lint_paths(paths, jobs=2)
     assert [f.to_dict() for f in findings] == [f.to_dict() for f in expected[0]]
     assert summary.records == expected[1].records
+    assert gc.get_freeze_count() == 0  # (frozen for the workers that did not start, and thawed)
 
 
 def test_stopping_the_pool_leaves_no_manager_thread_behind():
@@ -578,8 +580,6 @@ def test_the_parent_freezes_its_objects_for_the_workers_and_thaws_them(tmp_path,
     worker copies the pages it inherited); afterwards the parent's objects are as they were, also
     where the program had frozen objects of its own (then nothing more is frozen, nor thawed: the
     count only drops by the frozen objects freed meanwhile)."""
-    import gc
-
     seen = []
     submit = parallel._Run.submit
 

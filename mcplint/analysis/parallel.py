@@ -24,6 +24,7 @@ So a file costs at most one extra pass, and only when its sessions really depend
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import itertools
@@ -876,39 +877,47 @@ def _lint_planned(names: Sequence[str], paths: list[str], plans: list[Iterator[P
     progress = None
     if sys.stderr.isatty() and sum(sizes) >= progress_bar.MIN_BYTES:
         progress = paths[0] if len(names) == 1 else f"{len(names)} files"
-    # The workers fork from this process as they start: with its objects frozen, no garbage
-    # collection of theirs walks (and so writes, one page copied at a time) what they inherited.
-    # (Not where the program froze objects of its own: unfreezing would thaw those too.)
-    freezing = gc.get_freeze_count() == 0
-    if freezing:
-        gc.freeze()
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
     owners: list[_Whole | _Split] = []
-    try:
-        run = _Run(pool, codes, options, sum(sizes), progress, began)
-        for index, (name, path, parts, size) in enumerate(zip(names, paths, plans, sizes)):
-            first = first_part if index == 0 else next(parts, None)
-            if first is None:
-                owner: _Whole | _Split = _Whole(name, size)
-                owner.start(run)
-            else:
-                owner = _Split(path)
-                for part in itertools.chain((first,), parts):
-                    owner.add(run, part)
-            owners.append(owner)
-        run.started = True
-        run.wait()
-    except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued
-        _stop(pool)
-        raise
-    finally:
-        if freezing:
-            gc.unfreeze()
+    with _frozen():
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_sigint)
+        try:
+            run = _Run(pool, codes, options, sum(sizes), progress, began)
+            for index, (name, path, parts, size) in enumerate(zip(names, paths, plans, sizes)):
+                first = first_part if index == 0 else next(parts, None)
+                if first is None:
+                    owner: _Whole | _Split = _Whole(name, size)
+                    owner.start(run)
+                else:
+                    owner = _Split(path)
+                    for part in itertools.chain((first,), parts):
+                        owner.add(run, part)
+                owners.append(owner)
+            run.started = True
+            run.wait()
+        except BaseException:  # Ctrl-C (or an error): stop now, not after the tasks already queued
+            _stop(pool)
+            raise
     pool.shutdown()
     for owner in owners:
         if owner.error is not None:
             raise owner.error
     return [owner.result for owner in owners]
+
+
+@contextlib.contextmanager
+def _frozen() -> Iterator[None]:
+    """This process's objects frozen (``gc.freeze``) while the block runs: the workers fork from it
+    as they start, and no garbage collection of theirs walks (and so writes, one page copied at a
+    time) what they inherited. Not where the program froze objects of its own: thawing ours would
+    thaw those too."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class _Planner:
