@@ -840,10 +840,10 @@ class Analyzer:
         if current is None:
             current = self.current = self._new_session()
             return current
-        if record.kind is _REQUEST and record.direction is not _S2C and current.messages:
-            if record.method == "initialize" or current.era == "legacy" and is_modern_request(record):
-                self.closed.append(current)
-                current = self.current = self._new_session()
+        if record.kind is _REQUEST and record.direction is not _S2C and current.messages and (
+                record.method == "initialize" or current.era == "legacy" and is_modern_request(record)):
+            self.closed.append(current)
+            current = self.current = self._new_session()
         return current
 
     def take_closed(self) -> list[Session]:
