@@ -97,7 +97,7 @@ def _z(moment, timespec: str) -> str:
     return moment.isoformat(timespec=timespec) + "Z"
 
 
-#: the usual shape, YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z (read by its minute), and its near misses
+#: the usual shape of a capture's timestamps, YYYY-MM-DDTHH:MM:SS[.fff|.ffffff]Z, and its near misses
 _USUAL = st.builds(_z, st.datetimes(), st.sampled_from(["seconds", "milliseconds", "microseconds"]))
 _NEAR = st.builds(lambda ts, at, char: ts[:at] + char + ts[at + 1:], _USUAL, st.integers(0, 26),
                   st.sampled_from(list("0123456789:-.TZ +\u0663x")))
